@@ -1,0 +1,126 @@
+"""Staff's read-only window on games: who played, every box, every move."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html_join
+from django.utils.translation import gettext_lazy as _
+
+from games.models import Game, Move, Player, ScoreEntry
+from games.rules import get_ruleset
+from games.selectors import game_snapshot
+
+
+class ReadOnlyMixin:
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class PlayerInline(ReadOnlyMixin, admin.TabularInline):
+    model = Player
+    fields = ["order", "name", "joined_at"]
+    readonly_fields = fields
+    extra = 0
+    show_change_link = True
+
+
+class MoveInline(ReadOnlyMixin, admin.TabularInline):
+    model = Move
+    fields = ["version", "player", "kind", "held", "dice", "category", "points", "created_at"]
+    readonly_fields = fields
+    extra = 0
+    ordering = ["version"]
+
+
+@admin.register(Game)
+class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ["__str__", "ruleset", "status", "player_names", "round", "totals", "created_at"]
+    list_filter = ["status", "ruleset", ("created_at", admin.DateFieldListFilter)]
+    search_fields = ["token", "players__name"]
+    date_hierarchy = "created_at"
+    readonly_fields = [
+        "token",
+        "ruleset",
+        "status",
+        "version",
+        "seat_count",
+        "current_seat",
+        "dice",
+        "held",
+        "rolls_used",
+        "rematch",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "scorecards",
+    ]
+    inlines = [PlayerInline, MoveInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
+        return (
+            super()
+            .get_queryset(request)
+            .prefetch_related("players__scores")
+            .annotate(boxes_filled=Count("players__scores"))
+        )
+
+    @admin.display(description=_("players"))
+    def player_names(self, game: Game) -> str:
+        return ", ".join(p.name for p in game.players.all())
+
+    @admin.display(description=_("round"))
+    def round(self, game: Game) -> str:
+        if not game.started_at:
+            return "-"
+        rounds = len(get_ruleset(game.ruleset).categories)
+        return str(min(game.boxes_filled // game.seat_count + 1, rounds))
+
+    @admin.display(description=_("totals"))
+    def totals(self, game: Game) -> str:
+        snap = game_snapshot(game)
+        return " / ".join(str(s["total"]) for s in snap["seats"])
+
+    @admin.display(description=_("scorecards"))
+    def scorecards(self, game: Game) -> str:
+        snap = game_snapshot(game)
+        header = format_html_join("", "<th>{}</th>", ((s["name"],) for s in snap["seats"]))
+        rows = [
+            (key, *(s["boxes"].get(key, "") for s in snap["seats"])) for key in snap["categories"]
+        ]
+        if snap["upper_bonus_threshold"] is not None:
+            rows.append((_("upper bonus"), *(s["upper_bonus"] for s in snap["seats"])))
+        rows.append((_("extra bonus"), *(s["extra_bonus"] for s in snap["seats"])))
+        rows.append((_("total"), *(s["total"] for s in snap["seats"])))
+        cell = "".join("<td>{}</td>" for _ in snap["seats"])
+        body = format_html_join("", "<tr><th>{}</th>" + cell + "</tr>", rows)
+        return format_html_join("", "<table><tr><th></th>{}</tr>{}</table>", [(header, body)])
+
+
+@admin.register(Player)
+class PlayerAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ["name", "game", "order", "joined_at"]
+    search_fields = ["name", "game__token"]
+    readonly_fields = ["game", "order", "name", "joined_at"]
+    exclude = ["guest_id"]
+
+
+@admin.register(ScoreEntry)
+class ScoreEntryAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ["player", "category", "points", "extra_bonus", "created_at"]
+    list_filter = ["category"]
+    search_fields = ["player__name", "player__game__token"]
+
+
+@admin.register(Move)
+class MoveAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ["game", "version", "player", "kind", "dice", "category", "points", "created_at"]
+    list_filter = ["kind"]
+    search_fields = ["game__token", "player__name"]

@@ -1,0 +1,43 @@
+"""What people read for each error code: the engine and services speak in
+codes, and the edge (pages, sockets) translates them here."""
+
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+MESSAGES = {
+    # rules engine
+    "not_your_turn": _("It is not your turn."),
+    "no_rolls_left": _("You have used all three rolls: choose a box to score."),
+    "must_roll_first": _("Roll the dice before you score."),
+    "category_filled": _("That box is already filled."),
+    "unknown_category": _("There is no such box in this game."),
+    "joker_required": _(
+        "This five-alike must be scored in one of the boxes the joker rule allows."
+    ),
+    "game_over": _("The game is over."),
+    "bad_hold": _("You can only hold dice after the first roll, by their positions 1 to 5."),
+    "unknown_action": _("That action does not exist."),
+    # services
+    "stale_version": _("The game moved on before your action arrived; here is the current table."),
+    "no_such_game": _("There is no game at this link."),
+    "not_seated": _("You are watching this game: only its players can act."),
+    "not_host": _("Only the host can do that."),
+    "not_started": _("The game has not started yet."),
+    "not_finished": _("The game is not over yet."),
+    "already_started": _("The game has already started."),
+    "game_full": _("Every seat at this game is taken."),
+    "bad_name": _("Please give a name of 1 to 24 characters."),
+    "bad_seat_count": _("A game has 1 to 6 seats."),
+    "unknown_ruleset": _("There is no such rule set."),
+    # transport
+    "bad_json": _("That message was not valid JSON."),
+    "bad_message": _("That message was not understood."),
+    "too_large": _("That message was too large."),
+    "rate_limited": _("Too many messages: slow down."),
+    "unavailable": _("The server could not save that just now: please try again."),
+}
+
+
+def error_message(code: str) -> str:
+    message = MESSAGES.get(code)
+    return str(message) if message is not None else gettext("Something went wrong.")

@@ -1,0 +1,160 @@
+"""Persisted games. Fields and constraints only: the rules live in ``games.rules``
+and every change goes through ``games.services``."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from games.rules import DEFAULT_RULESET, RULESETS
+
+RULESET_CHOICES = [(key, key) for key in RULESETS]
+MAX_SEATS = 6
+NAME_MAX_LENGTH = 24
+
+
+def new_invite_token() -> str:
+    # 24 url-safe characters carry 144 random bits.
+    return secrets.token_urlsafe(18)
+
+
+class Game(models.Model):
+    class Status(models.TextChoices):
+        LOBBY = "lobby", _("Waiting for players")
+        PLAYING = "playing", _("Playing")
+        FINISHED = "finished", _("Finished")
+
+    token = models.CharField(
+        _("invite token"), max_length=32, unique=True, default=new_invite_token, editable=False
+    )
+    ruleset = models.CharField(
+        _("rule set"), max_length=16, choices=RULESET_CHOICES, default=DEFAULT_RULESET
+    )
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.LOBBY
+    )
+    seat_count = models.PositiveSmallIntegerField(_("seats"), default=2)
+    version = models.PositiveIntegerField(_("version"), default=0)
+    current_seat = models.PositiveSmallIntegerField(_("current seat"), default=0)
+    dice = models.JSONField(_("dice"), default=list, blank=True)
+    held = models.JSONField(_("held dice"), default=list, blank=True)
+    rolls_used = models.PositiveSmallIntegerField(_("rolls used"), default=0)
+    rematch = models.OneToOneField(
+        "self",
+        verbose_name=_("rematch"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="rematch_of",
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("game")
+        verbose_name_plural = _("games")
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(seat_count__gte=1, seat_count__lte=MAX_SEATS), name="seat_count_range"
+            ),
+            models.CheckConstraint(condition=Q(rolls_used__lte=3), name="rolls_used_at_most_3"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ruleset} #{self.pk} ({self.get_status_display()})"
+
+
+class Player(models.Model):
+    """A seat at a game, owned by one guest's browser session."""
+
+    game = models.ForeignKey(
+        Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="players"
+    )
+    order = models.PositiveSmallIntegerField(_("seat"))
+    name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH)
+    guest_id = models.CharField(_("guest"), max_length=64, blank=True, db_index=True)
+    joined_at = models.DateTimeField(_("joined"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("player")
+        verbose_name_plural = _("players")
+        ordering = ["game", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "order"], name="one_player_per_seat"),
+            models.UniqueConstraint(
+                fields=["game", "guest_id"],
+                condition=~Q(guest_id=""),
+                name="one_seat_per_guest",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} (seat {self.order + 1})"
+
+
+class ScoreEntry(models.Model):
+    """One filled box. Totals are derived from these rows, never stored."""
+
+    player = models.ForeignKey(
+        Player, verbose_name=_("player"), on_delete=models.CASCADE, related_name="scores"
+    )
+    category = models.CharField(_("category"), max_length=24)
+    points = models.PositiveSmallIntegerField(_("points"))
+    extra_bonus = models.PositiveSmallIntegerField(_("extra bonus"), default=0)
+    created_at = models.DateTimeField(_("scored"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("score")
+        verbose_name_plural = _("scores")
+        ordering = ["player", "created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["player", "category"], name="one_score_per_box"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.category}: {self.points}"
+
+
+class Move(models.Model):
+    """Append-only log of every accepted action, enough to replay any game."""
+
+    class Kind(models.TextChoices):
+        JOIN = "join", _("joined")
+        START = "start", _("started the game")
+        ROLL = "roll", _("rolled")
+        SCORE = "score", _("scored")
+
+    game = models.ForeignKey(
+        Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="moves"
+    )
+    player = models.ForeignKey(
+        Player,
+        verbose_name=_("player"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="moves",
+    )
+    version = models.PositiveIntegerField(_("version"))
+    kind = models.CharField(_("action"), max_length=8, choices=Kind.choices)
+    held = models.JSONField(_("held dice"), default=list, blank=True)
+    dice = models.JSONField(_("dice"), default=list, blank=True)
+    category = models.CharField(_("category"), max_length=24, blank=True)
+    points = models.PositiveSmallIntegerField(_("points"), null=True, blank=True)
+    created_at = models.DateTimeField(_("at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("move")
+        verbose_name_plural = _("moves")
+        ordering = ["game", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "version"], name="one_move_per_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"v{self.version} {self.kind}"

@@ -1,0 +1,8 @@
+"""The engine's one error type. Codes are stable identifiers; people read
+them translated, at the edge (``games/errors.py``)."""
+
+
+class GameError(Exception):
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code

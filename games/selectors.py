@@ -1,0 +1,97 @@
+"""Reading games: the engine state of a stored game, and the public snapshot
+that pages and pushes are rendered from."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from games import rules
+from games.models import Game, Player, ScoreEntry
+
+Snapshot = dict[str, Any]
+
+
+def game_by_token(token: str) -> Game | None:
+    return Game.objects.filter(token=token).first()
+
+
+def game_players(game: Game) -> list[Player]:
+    return list(game.players.order_by("order"))
+
+
+def game_state(game: Game, players: Sequence[Player]) -> rules.GameState:
+    """The engine's view of a stored game (seats in order)."""
+    entries = ScoreEntry.objects.filter(player__game=game).values_list(
+        "player_id", "category", "points", "extra_bonus"
+    )
+    boxes: dict[int, dict[str, int]] = {p.pk: {} for p in players}
+    extra: dict[int, int] = dict.fromkeys(boxes, 0)
+    for player_id, category, points, bonus in entries:
+        boxes[player_id][category] = points
+        extra[player_id] += bonus
+    return rules.GameState(
+        ruleset_key=game.ruleset,
+        cards=tuple(rules.Scorecard(boxes[p.pk], extra[p.pk]) for p in players),
+        current=game.current_seat,
+        dice=tuple(game.dice),
+        held=frozenset(game.held),
+        rolls=game.rolls_used,
+    )
+
+
+def snapshot(game: Game, players: Sequence[Player], state: rules.GameState | None) -> Snapshot:
+    """Everything anyone may see of a game, as plain JSON-able data.
+
+    It carries no guest ids: it goes to every viewer alike.
+    """
+    ruleset = rules.get_ruleset(game.ruleset)
+    playing = game.status == Game.Status.PLAYING
+    seats = []
+    for p in players:
+        card = state.cards[p.order] if state else rules.Scorecard()
+        t = rules.totals(ruleset, card)
+        seats.append(
+            {
+                "order": p.order,
+                "name": p.name,
+                "boxes": dict(card.boxes),
+                "upper": t.upper,
+                "upper_bonus": t.upper_bonus,
+                "extra_bonus": t.extra_bonus,
+                "total": t.total,
+            }
+        )
+    finished = game.status == Game.Status.FINISHED
+    return {
+        "token": game.token,
+        "version": game.version,
+        "status": game.status,
+        "ruleset": game.ruleset,
+        "seat_count": game.seat_count,
+        "categories": list(ruleset.category_keys),
+        "upper_bonus_threshold": ruleset.upper_bonus_threshold,
+        "current_seat": game.current_seat if playing else None,
+        "dice": list(game.dice) if playing else [],
+        "held": sorted(game.held) if playing else [],
+        "rolls_used": game.rolls_used if playing else 0,
+        "rolls_left": rules.MAX_ROLLS - game.rolls_used if playing else 0,
+        "round": state.turn if state and playing else None,
+        "rounds": len(ruleset.categories),
+        "preview": state.preview() if state and playing else {},
+        "seats": seats,
+        "winners": list(state.winners()) if state and finished else [],
+        "rematch": game.rematch.token if finished and game.rematch_id else None,
+    }
+
+
+def game_snapshot(game: Game) -> Snapshot:
+    players = game_players(game)
+    state = game_state(game, players) if game.status != Game.Status.LOBBY else None
+    return snapshot(game, players, state)
+
+
+def seat_of(game: Game, guest_id: str | None) -> Player | None:
+    if not guest_id:
+        return None
+    return game.players.filter(guest_id=guest_id).first()
