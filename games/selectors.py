@@ -40,10 +40,16 @@ def game_state(game: Game, players: Sequence[Player]) -> rules.GameState:
     )
 
 
-def snapshot(game: Game, players: Sequence[Player], state: rules.GameState | None) -> Snapshot:
+def snapshot(
+    game: Game,
+    players: Sequence[Player],
+    state: rules.GameState | None,
+    last: dict[str, Any] | None = None,
+) -> Snapshot:
     """Everything anyone may see of a game, as plain JSON-able data.
 
-    It carries no guest ids: it goes to every viewer alike.
+    It carries no guest ids: it goes to every viewer alike. ``last`` describes
+    the action that produced this version, for announcing it.
     """
     ruleset = rules.get_ruleset(game.ruleset)
     playing = game.status == Game.Status.PLAYING
@@ -82,6 +88,7 @@ def snapshot(game: Game, players: Sequence[Player], state: rules.GameState | Non
         "seats": seats,
         "winners": list(state.winners()) if state and finished else [],
         "rematch": game.rematch.token if finished and game.rematch_id else None,
+        "last": last,
     }
 
 

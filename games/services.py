@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -43,11 +44,12 @@ def _commit(
     state: rules.GameState | None,
     *,
     fields: Sequence[str],
+    last: dict[str, Any],
 ) -> None:
     """Bump the version, save, and push the new snapshot once committed."""
     game.version += 1
     game.save(update_fields=[*fields, "version"])
-    snap = snapshot(game, players, state)
+    snap = snapshot(game, players, state, last)
     transaction.on_commit(lambda: push_snapshot(snap))
 
 
@@ -85,7 +87,9 @@ def game_join(*, token: str, guest_id: str, name: str) -> Player:
             raise GameError("game_full")
         player = Player.objects.create(game=game, order=len(players), name=name, guest_id=guest_id)
         Move.objects.create(game=game, player=player, version=game.version + 1, kind=Move.Kind.JOIN)
-        _commit(game, [*players, player], None, fields=[])
+        _commit(
+            game, [*players, player], None, fields=[], last={"kind": "join", "seat": player.order}
+        )
     return player
 
 
@@ -107,7 +111,13 @@ def game_start(*, token: str, guest_id: str, version: int | None = None) -> Game
         game.seat_count = len(players)
         Move.objects.create(game=game, player=host, version=game.version + 1, kind=Move.Kind.START)
         state = rules.new_game(game.ruleset, len(players))
-        _commit(game, players, state, fields=["status", "started_at", "seat_count"])
+        _commit(
+            game,
+            players,
+            state,
+            fields=["status", "started_at", "seat_count"],
+            last={"kind": "start", "seat": host.order},
+        )
     return game
 
 
@@ -151,6 +161,14 @@ def game_act(
             move.category = action.category
             move.points = points + bonus
         move.save()
+        last = {
+            "kind": move.kind,
+            "seat": seat.order,
+            "dice": move.dice,
+            "held": move.held,
+            "category": move.category,
+            "points": move.points,
+        }
         game.current_seat = after.current
         game.dice = list(after.dice)
         game.held = sorted(after.held)
@@ -160,7 +178,7 @@ def game_act(
             game.status = Game.Status.FINISHED
             game.finished_at = timezone.now()
             fields += ["status", "finished_at"]
-        _commit(game, players, after, fields=fields)
+        _commit(game, players, after, fields=fields, last=last)
     return game
 
 
@@ -188,5 +206,5 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
         Move.objects.create(game=new, version=1, kind=Move.Kind.START)
         game.rematch = new
         state = game_state(game, players)
-        _commit(game, players, state, fields=["rematch"])
+        _commit(game, players, state, fields=["rematch"], last={"kind": "rematch"})
     return new

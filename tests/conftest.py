@@ -7,3 +7,11 @@ import pytest
 def rng() -> random.Random:
     """Seeded dice, so a failing game can be replayed."""
     return random.Random(20261129)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from django.conf import settings
+
+    # Persistent connections are right for the server, but in tests they keep
+    # thread-pool connections open and block dropping the test database.
+    settings.DATABASES["default"]["CONN_MAX_AGE"] = 0

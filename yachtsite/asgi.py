@@ -8,6 +8,17 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "yachtsite.settings")
 # Django must be set up before the consumers (and their models) are imported.
 django_asgi_app = get_asgi_application()
 
-from channels.routing import ProtocolTypeRouter  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
-application = ProtocolTypeRouter({"http": django_asgi_app})
+from games.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        "websocket": AllowedHostsOriginValidator(
+            SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
+        ),
+    }
+)

@@ -128,7 +128,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Set where collectstatic should gather files (production); unset, files are
+# served straight from the apps' static folders.
+STATIC_ROOT = env.str("DJANGO_STATIC_ROOT", default=None)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -138,8 +140,7 @@ STORAGES = {
         )
     },
 }
-# Serve straight from the apps' static folders unless collectstatic was run.
-WHITENOISE_USE_FINDERS = env.bool("YACHT_STATIC_FINDERS", default=True)
+WHITENOISE_USE_FINDERS = STATIC_ROOT is None
 
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 365
 SESSION_SAVE_EVERY_REQUEST = False

@@ -7,4 +7,5 @@ urlpatterns = [
 ]
 urlpatterns += i18n_patterns(
     path("admin/", admin.site.urls),
+    path("", include("games.urls")),
 )

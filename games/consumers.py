@@ -1,0 +1,205 @@
+"""The game's websocket. Thin on purpose: parse and check the message's shape,
+call one service, answer errors to the sender; every state change reaches
+every socket through the game's group, pushed after commit.
+
+The message format is documented in docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.db import DatabaseError
+from django.utils import translation
+
+from games import services
+from games.broadcast import group_name
+from games.errors import error_message
+from games.guests import guest_id_of
+from games.models import Game
+from games.rendering import table_message
+from games.rules import DICE, GameError, Roll, Score
+from games.selectors import Snapshot, game_by_token, game_snapshot, seat_of
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE_CHARS = 2048
+# A burst of a few dozen messages, then a handful per second.
+RATE_BURST = 30
+RATE_PER_SECOND = 5.0
+CLOSE_POLICY_VIOLATION = 1008
+CLOSE_NO_SUCH_GAME = 4404
+
+
+class TokenBucket:
+    def __init__(self, burst: int, per_second: float) -> None:
+        self.capacity = burst
+        self.tokens = float(burst)
+        self.rate = per_second
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class BadMessage(Exception):
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def parse_action(text: str) -> dict[str, Any]:
+    """Check a client message's shape; return its fields or raise BadMessage."""
+    if len(text) > MAX_MESSAGE_CHARS:
+        raise BadMessage("too_large")
+    try:
+        message = json.loads(text)
+    except (ValueError, RecursionError):
+        raise BadMessage("bad_json") from None
+    if not isinstance(message, dict):
+        raise BadMessage("bad_message")
+    action = message.get("action")
+    if action not in ("roll", "score", "start", "rematch", "sync"):
+        raise BadMessage("unknown_action")
+    version = message.get("version")
+    if action in ("roll", "score", "start") and (
+        not isinstance(version, int) or isinstance(version, bool)
+    ):
+        raise BadMessage("bad_message")
+    parsed: dict[str, Any] = {"action": action, "version": version}
+    if action == "roll":
+        hold = message.get("hold", [])
+        if not isinstance(hold, list) or any(
+            not isinstance(i, int) or isinstance(i, bool) for i in hold
+        ):
+            raise BadMessage("bad_message")
+        if len(set(hold)) != len(hold) or any(not 0 <= i < DICE for i in hold):
+            raise BadMessage("bad_hold")
+        parsed["hold"] = frozenset(hold)
+    elif action == "score":
+        category = message.get("category")
+        if not isinstance(category, str):
+            raise BadMessage("bad_message")
+        parsed["category"] = category
+    return parsed
+
+
+class GameConsumer(AsyncWebsocketConsumer):
+    token: str
+    group: str
+    guest: str
+    language: str
+    seat: int | None
+    shown_version: int
+
+    async def connect(self) -> None:
+        self.token = self.scope["url_route"]["kwargs"]["token"]
+        # The session loads from its store lazily: read it off the event loop.
+        self.guest = await database_sync_to_async(guest_id_of)(self.scope.get("session"))
+        self.language = self._language()
+        self.bucket = TokenBucket(RATE_BURST, RATE_PER_SECOND)
+        self.shown_version = 0
+        self.group = group_name(self.token)
+        found = await database_sync_to_async(game_by_token)(self.token)
+        if found is None:
+            await self.accept()
+            await self.close(code=CLOSE_NO_SUCH_GAME)
+            return
+        # Join the group before reading the state, so no push can fall between.
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self.send_fresh_table()
+
+    async def disconnect(self, code: int) -> None:
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    def _language(self) -> str:
+        query = self.scope.get("query_string", b"").decode("latin-1")
+        params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
+        wanted = params.get("lang", "")
+        codes = {code for code, _ in settings.LANGUAGES}
+        return wanted if wanted in codes else settings.LANGUAGE_CODE
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not self.bucket.take():
+            await self.send_error("rate_limited")
+            await self.close(code=CLOSE_POLICY_VIOLATION, reason="rate limit")
+            return
+        if text_data is None:
+            await self.send_error("bad_message", resync=False)
+            return
+        try:
+            message = parse_action(text_data)
+        except BadMessage as bad:
+            await self.send_error(bad.code, resync=False)
+            return
+        if message["action"] == "sync":
+            await self.send_fresh_table(force=True)
+            return
+        try:
+            await database_sync_to_async(self.perform)(message)
+        except GameError as error:
+            await self.send_error(error.code)
+        except DatabaseError:
+            log.warning("database unavailable for game %s", self.token, exc_info=True)
+            await self.send_error("unavailable", resync=False)
+
+    def perform(self, message: dict[str, Any]) -> None:
+        action = message["action"]
+        if action == "start":
+            services.game_start(token=self.token, guest_id=self.guest, version=message["version"])
+        elif action == "rematch":
+            services.game_rematch(token=self.token, guest_id=self.guest)
+        else:
+            move = Roll(message["hold"]) if action == "roll" else Score(message["category"])
+            services.game_act(
+                token=self.token, guest_id=self.guest, version=message["version"], action=move
+            )
+
+    async def send_error(self, code: str, *, resync: bool = True) -> None:
+        with translation.override(self.language):
+            text = error_message(code)
+        await self.send(text_data=json.dumps({"type": "error", "code": code, "message": text}))
+        if resync:
+            await self.send_fresh_table(force=True)
+
+    async def send_fresh_table(self, *, force: bool = False) -> None:
+        snap, seat = await database_sync_to_async(self._load)()
+        self.seat = seat
+        await self._show(snap, force=force)
+
+    def _load(self) -> tuple[Snapshot, int | None]:
+        game = Game.objects.get(token=self.token)
+        seat = seat_of(game, self.guest)
+        return game_snapshot(game), (seat.order if seat else None)
+
+    async def game_snapshot(self, event: dict[str, Any]) -> None:
+        snap = event["snapshot"]
+        if snap["status"] == Game.Status.LOBBY or (
+            snap["last"] and snap["last"].get("kind") == "start"
+        ):
+            # Seats are only taken in the lobby: look ours up again there.
+            await self.send_fresh_table()
+            return
+        await self._show(snap)
+
+    async def _show(self, snap: Snapshot, *, force: bool = False) -> None:
+        if snap["version"] < self.shown_version or (
+            snap["version"] == self.shown_version and not force
+        ):
+            return
+        self.shown_version = snap["version"]
+        await self.send(text_data=json.dumps(table_message(snap, self.seat, self.language)))

@@ -1,0 +1,45 @@
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from games.labels import RULESET_BLURBS, RULESET_NAMES
+from games.models import MAX_SEATS, NAME_MAX_LENGTH
+from games.rules import DEFAULT_RULESET, RULESETS
+
+
+class NameField(forms.CharField):
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(
+            label=_("Your name"),
+            max_length=NAME_MAX_LENGTH,
+            strip=True,
+            widget=forms.TextInput(attrs={"autocomplete": "nickname", "autofocus": True}),
+            **kwargs,
+        )
+
+    def clean(self, value: str) -> str:
+        value = super().clean(value)
+        return " ".join(value.split())
+
+
+class NewGameForm(forms.Form):
+    name = NameField()
+    seats = forms.TypedChoiceField(
+        label=_("Seats"),
+        choices=[(n, str(n)) for n in range(1, MAX_SEATS + 1)],
+        coerce=int,
+        initial=2,
+        help_text=_("One seat is a solitaire game."),
+    )
+    ruleset = forms.ChoiceField(
+        label=_("Rule set"),
+        choices=[(key, RULESET_NAMES[key]) for key in RULESETS],
+        initial=DEFAULT_RULESET,
+        widget=forms.RadioSelect,
+    )
+
+    def ruleset_blurbs(self) -> list[tuple[str, object, object]]:
+        return [(key, RULESET_NAMES[key], RULESET_BLURBS[key]) for key in RULESETS]
+
+
+class JoinForm(forms.Form):
+    name = NameField()

@@ -1,0 +1,20 @@
+"""A guest is their browser session: it carries a random guest id that seats
+are bound to. The id (not the session key) is what a seat stores, so a
+session whose key is cycled (a staff login, say) keeps its seats."""
+
+import secrets
+from collections.abc import MutableMapping
+from typing import Any
+
+GUEST_KEY = "yacht_guest"
+
+
+def ensure_guest_id(session: MutableMapping[str, Any]) -> str:
+    guest = session.get(GUEST_KEY)
+    if not guest:
+        guest = session[GUEST_KEY] = secrets.token_urlsafe(18)
+    return guest
+
+
+def guest_id_of(session: MutableMapping[str, Any] | None) -> str:
+    return (session or {}).get(GUEST_KEY, "") or ""

@@ -1,0 +1,105 @@
+"""Pages. Everything that changes a game during play goes through the
+websocket; pages only create, join and show."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.template import TemplateDoesNotExist
+from django.template.loader import select_template
+from django.utils.translation import get_language
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from games import services
+from games.errors import error_message
+from games.forms import JoinForm, NewGameForm
+from games.guests import ensure_guest_id
+from games.labels import RULESET_NAMES, category_name
+from games.models import Game
+from games.rendering import table_context
+from games.rules import RULESETS, GameError, get_ruleset
+from games.selectors import game_by_token, game_snapshot, seat_of
+
+
+@require_http_methods(["GET", "POST"])
+def home(request: HttpRequest) -> HttpResponse:
+    form = NewGameForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            game = services.game_create(
+                guest_id=ensure_guest_id(request.session),
+                name=form.cleaned_data["name"],
+                seat_count=form.cleaned_data["seats"],
+                ruleset=form.cleaned_data["ruleset"],
+            )
+        except GameError as error:
+            form.add_error(None, error_message(error.code))
+        else:
+            return redirect("game", token=game.token)
+    return render(request, "games/home.html", {"form": form})
+
+
+def _game_or_404(token: str) -> Game:
+    game = game_by_token(token)
+    if game is None:
+        raise Http404(error_message("no_such_game"))
+    return game
+
+
+@require_GET
+def game(request: HttpRequest, token: str) -> HttpResponse:
+    game = _game_or_404(token)
+    guest = ensure_guest_id(request.session)
+    seat = seat_of(game, guest)
+    snap = game_snapshot(game)
+    me = seat.order if seat else None
+    can_join = (
+        seat is None and game.status == Game.Status.LOBBY and len(snap["seats"]) < game.seat_count
+    )
+    context = {
+        "game": game,
+        "invite_url": request.build_absolute_uri(request.path),
+        "join_form": JoinForm() if can_join else None,
+        "language": get_language(),
+        **table_context(snap, me),
+    }
+    return render(request, "games/game.html", context)
+
+
+@require_POST
+def join(request: HttpRequest, token: str) -> HttpResponse:
+    game = _game_or_404(token)
+    form = JoinForm(request.POST)
+    if form.is_valid():
+        try:
+            services.game_join(
+                token=game.token,
+                guest_id=ensure_guest_id(request.session),
+                name=form.cleaned_data["name"],
+            )
+        except GameError as error:
+            messages.error(request, error_message(error.code))
+    else:
+        messages.error(request, error_message("bad_name"))
+    return redirect("game", token=game.token)
+
+
+@require_GET
+def rules_page(request: HttpRequest, ruleset: str = "yacht") -> HttpResponse:
+    if ruleset not in RULESETS:
+        raise Http404(error_message("unknown_ruleset"))
+    rs = get_ruleset(ruleset)
+    language = get_language() or "en"
+    try:
+        template = select_template([f"rules/{ruleset}.{language}.html", f"rules/{ruleset}.en.html"])
+    except TemplateDoesNotExist as missing:
+        raise Http404(error_message("unknown_ruleset")) from missing
+    context = {
+        "ruleset": rs,
+        "ruleset_key": ruleset,
+        "ruleset_name": RULESET_NAMES[ruleset],
+        "categories": [(c.key, category_name(ruleset, c.key)) for c in rs.categories],
+        "rulesets": [(key, RULESET_NAMES[key]) for key in RULESETS],
+    }
+    return HttpResponse(template.render(context, request))

@@ -1,0 +1,163 @@
+// The live table: one websocket, server-rendered HTML in every push.
+// The server decides everything; this file only sends intentions, swaps in
+// the table it is sent, keeps the socket alive and speaks for screen readers.
+(() => {
+  "use strict";
+  const root = document.getElementById("game");
+  if (!root) return;
+  const table = document.getElementById("table");
+  const errorBox = root.querySelector("[data-error]");
+  const announcer = root.querySelector("[data-announce]");
+  const connection = root.querySelector("[data-connection]");
+  const connectionText = connection.querySelector(".connection-text");
+
+  let shown = Number(root.dataset.version) || 0;
+  let holds = new Set(currentHolds());
+  let socket = null;
+  let attempts = 0;
+
+  function currentHolds() {
+    return [...table.querySelectorAll(".die[aria-pressed=true]")].map((d) => Number(d.dataset.die));
+  }
+
+  function setConnection(state) {
+    connection.dataset.connection = state;
+    const key = "label" + state[0].toUpperCase() + state.slice(1);
+    connectionText.textContent = connectionText.dataset[key];
+  }
+
+  function socketUrl() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    return `${scheme}//${location.host}${root.dataset.wsPath}?lang=${root.dataset.lang}`;
+  }
+
+  function connect() {
+    setConnection(attempts ? "closed" : "connecting");
+    socket = new WebSocket(socketUrl());
+    socket.addEventListener("open", () => {
+      attempts = 0;
+      setConnection("open");
+    });
+    socket.addEventListener("message", (event) => handle(JSON.parse(event.data)));
+    socket.addEventListener("close", (event) => {
+      setConnection("closed");
+      if (event.code === 4404) return;
+      // Exponential backoff with jitter; the server resends the whole table on connect.
+      const delay = Math.min(8000, 300 * 2 ** attempts) * (0.5 + Math.random() / 2);
+      attempts += 1;
+      setTimeout(connect, delay);
+    });
+  }
+
+  function send(message) {
+    if (!socket || socket.readyState !== WebSocket.OPEN) {
+      showError(connectionText.dataset.labelClosed);
+      return;
+    }
+    socket.send(JSON.stringify(message));
+  }
+
+  function handle(message) {
+    if (message.type === "error") {
+      showError(message.message);
+      return;
+    }
+    if (message.type !== "table" || message.version < shown) return;
+    if (message.rematch) {
+      location.assign(location.pathname.replace(/\/g\/[^/]+\//, `/g/${message.rematch}/`));
+      return;
+    }
+    const changed = message.version !== shown;
+    shown = message.version;
+    root.dataset.version = String(shown);
+    const focused = focusKey(document.activeElement);
+    table.innerHTML = message.html;
+    if (changed) {
+      holds = new Set(message.state.held);
+      clearError();
+      if (message.announce) announce(message.announce);
+      const last = message.state.last;
+      if (last && last.kind === "roll") {
+        table.querySelectorAll(".die").forEach((die) => {
+          if (!last.held.includes(Number(die.dataset.die))) die.classList.add("rolled");
+        });
+      }
+    }
+    showHolds();
+    if (focused) table.querySelector(focused)?.focus();
+  }
+
+  function focusKey(element) {
+    if (!element || !table.contains(element)) return null;
+    if (element.dataset.die) return `.die[data-die="${element.dataset.die}"]`;
+    if (element.dataset.category) return `[data-category="${element.dataset.category}"]`;
+    if (element.dataset.action) return `[data-action="${element.dataset.action}"]`;
+    return null;
+  }
+
+  function showHolds() {
+    table.querySelectorAll(".die").forEach((die) => {
+      const held = holds.has(Number(die.dataset.die));
+      die.classList.toggle("held", held);
+      die.setAttribute("aria-pressed", String(held));
+    });
+  }
+
+  function toggleHold(index) {
+    const die = table.querySelector(`.die[data-die="${index}"]`);
+    if (!die || die.disabled) return;
+    if (holds.has(index)) holds.delete(index);
+    else holds.add(index);
+    showHolds();
+  }
+
+  function act(button) {
+    const action = button.dataset.action;
+    if (action === "roll") send({ action, version: shown, hold: [...holds].sort() });
+    else if (action === "score") send({ action, version: shown, category: button.dataset.category });
+    else send({ action, version: shown });
+  }
+
+  function showError(text) {
+    errorBox.textContent = text;
+    errorBox.hidden = false;
+  }
+
+  function clearError() {
+    errorBox.hidden = true;
+    errorBox.textContent = "";
+  }
+
+  function announce(text) {
+    // Clearing first makes screen readers repeat an identical sentence.
+    announcer.textContent = "";
+    setTimeout(() => { announcer.textContent = text; }, 50);
+  }
+
+  table.addEventListener("click", (event) => {
+    const die = event.target.closest(".die");
+    if (die && !die.disabled) {
+      toggleHold(Number(die.dataset.die));
+      return;
+    }
+    const button = event.target.closest("[data-action]");
+    if (button && !button.disabled) act(button);
+  });
+
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target.closest("input, textarea, select")) return;
+    if (event.key === "r" || event.key === "R") {
+      const roll = table.querySelector('[data-action="roll"]:not([disabled])');
+      if (roll) {
+        event.preventDefault();
+        act(roll);
+      }
+    } else if (/^[1-5]$/.test(event.key)) {
+      event.preventDefault();
+      toggleHold(Number(event.key) - 1);
+    }
+  });
+
+  connect();
+})();
