@@ -3,11 +3,14 @@ websocket; pages only create, join and show."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import select_template
+from django.urls import reverse
+from django.utils import translation
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -95,7 +98,12 @@ def rules_page(request: HttpRequest, ruleset: str = "yacht") -> HttpResponse:
         template = select_template([f"rules/{ruleset}.{language}.html", f"rules/{ruleset}.en.html"])
     except TemplateDoesNotExist as missing:
         raise Http404(error_message("unknown_ruleset")) from missing
+    alternates = []
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            alternates.append((code, request.build_absolute_uri(reverse("rules", args=[ruleset]))))
     context = {
+        "alternates": alternates,
         "ruleset": rs,
         "ruleset_key": ruleset,
         "ruleset_name": RULESET_NAMES[ruleset],

@@ -79,7 +79,7 @@ async def test_both_players_receive_every_push_in_order_through_a_whole_game(con
     for name in seen:
         assert seen[name] == expected, name
     assert "Final scores" in tables["bo"]["html"]
-    version_db, moves, scores = await db_counts(game)
+    version_db, _moves, scores = await db_counts(game)
     assert (version_db, scores) == (51, 24)
 
 

@@ -1,0 +1,85 @@
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.live import ROOT, DaphneProcess
+
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+
+pytestmark = pytest.mark.browser
+
+# Playwright's sync API keeps an event loop in the test's thread; the tests
+# themselves only read the database between page steps, never concurrently.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if CHROMIUM.exists():
+        return
+    if os.environ.get("YACHT_REQUIRE_BROWSER"):
+        raise pytest.UsageError(f"{CHROMIUM} is missing: install Debian's chromium")
+    skip = pytest.mark.skip(reason=f"{CHROMIUM} is not installed")
+    for item in items:
+        if "tests/browser" in str(item.fspath):
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def server(django_db_setup, django_db_blocker) -> Iterator[DaphneProcess]:
+    daphne = DaphneProcess().start()
+    yield daphne
+    daphne.stop()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def new_page(browser, server, transactional_db):
+    """Open a page in a fresh browser context (a new guest), at a given width."""
+    contexts = []
+
+    def open_page(*, width: int = 1280, height: int = 900, locale: str = "en-US"):
+        context = browser.new_context(
+            viewport={"width": width, "height": height}, locale=locale, base_url=server.url
+        )
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def screenshot():
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def save(page, name: str) -> Path:
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return save

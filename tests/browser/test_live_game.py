@@ -1,0 +1,142 @@
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from games.models import Game
+from tests.live import DaphneProcess
+
+pytestmark = pytest.mark.browser
+
+
+def version(page: Page) -> int:
+    return int(page.locator("#game").get_attribute("data-version"))
+
+
+def wait_past(page: Page, old: int) -> None:
+    page.wait_for_function(
+        "old => Number(document.getElementById('game').dataset.version) > old", arg=old
+    )
+
+
+def create_game(page: Page, name: str, seats: int = 2) -> str:
+    page.goto("/en/")
+    page.get_by_label("Your name").fill(name)
+    page.get_by_label("Seats").select_option(str(seats))
+    page.get_by_role("button", name="Start a game").click()
+    expect(page.locator("[data-connection=open]")).to_be_visible()
+    return page.locator("#invite-link").input_value()
+
+
+def join_game(page: Page, invite: str, name: str) -> None:
+    page.goto(invite)
+    page.get_by_label("Your name").fill(name)
+    page.get_by_role("button", name="Join as this name").click()
+    expect(page.locator("[data-connection=open]")).to_be_visible()
+
+
+def start(host: Page) -> None:
+    host.get_by_role("button", name="Start the game").click()
+    expect(host.get_by_role("heading", name="Your turn")).to_be_visible()
+
+
+def take_turn(page: Page, others: list[Page]) -> None:
+    """Roll once, hold the first two dice, roll again, score the first open box."""
+    v = version(page)
+    page.get_by_role("button", name=re.compile("^Roll")).click()
+    wait_past(page, v)
+    for other in others:
+        wait_past(other, v)
+    v = version(page)
+    page.keyboard.press("1")
+    page.keyboard.press("2")
+    expect(page.locator(".die.held")).to_have_count(2)
+    page.keyboard.press("r")
+    wait_past(page, v)
+    v = version(page)
+    page.locator("button.box").first.click()
+    wait_past(page, v)
+    for other in others:
+        wait_past(other, v)
+
+
+def test_two_friends_play_a_whole_game_from_an_invite_link_with_a_spectator_watching(
+    new_page, screenshot
+):
+    ana = new_page()
+    bo = new_page(width=375, height=800)
+    invite = create_game(ana, "Ana")
+    assert re.search(r"/en/g/[\w-]{20,}/$", invite)
+
+    join_game(bo, invite, "Bo")
+    expect(ana.locator(".lobby-seats")).to_contain_text("Bo")
+    expect(bo.get_by_text("Waiting for the host to start the game.")).to_be_visible()
+    ana.get_by_role("button", name="Start the game").click()
+    expect(ana.get_by_role("heading", name="Your turn")).to_be_visible()
+    expect(bo.get_by_role("heading", name="Ana's turn")).to_be_visible()
+
+    watcher = new_page()
+    watcher.goto(invite)
+    expect(watcher.get_by_text("You are watching this game")).to_be_visible()
+    expect(watcher.get_by_role("button", name=re.compile("^Roll"))).to_have_count(0)
+
+    players = {"Ana": ana, "Bo": bo}
+    for turn in range(24):
+        mover = ana if turn % 2 == 0 else bo
+        other = bo if mover is ana else ana
+        take_turn(mover, [other, watcher])
+        if turn == 0:
+            screenshot(ana, "table-desktop")
+            screenshot(bo, "table-phone")
+    for page in (*players.values(), watcher):
+        expect(page.get_by_role("heading", name="Final scores")).to_be_visible()
+        expect(page.locator(".result-line")).to_contain_text(re.compile("wins with|draw"))
+    screenshot(ana, "end-desktop")
+    game = Game.objects.get(token=invite.rstrip("/").rsplit("/", 1)[1])
+    assert game.status == Game.Status.FINISHED
+    assert game.moves.filter(kind="score").count() == 24
+
+
+def test_a_refresh_mid_turn_resumes_exactly_where_the_game_is(new_page):
+    ana = new_page()
+    create_game(ana, "Ana", seats=1)
+    start(ana)
+    v = version(ana)
+    ana.get_by_role("button", name=re.compile("^Roll")).click()
+    wait_past(ana, v)
+    dice = [d.get_attribute("aria-label") for d in ana.locator(".die").all()]
+    ana.reload()
+    expect(ana.locator("[data-connection=open]")).to_be_visible()
+    assert [d.get_attribute("aria-label") for d in ana.locator(".die").all()] == dice
+    expect(ana.get_by_role("button", name=re.compile("^Roll again"))).to_contain_text(
+        "2 rolls left"
+    )
+
+
+def test_when_the_server_is_killed_mid_turn_the_page_reconnects_and_continues(
+    browser, transactional_db
+):
+    daphne = DaphneProcess().start()
+    context = browser.new_context(base_url=daphne.url)
+    context.set_default_timeout(15_000)
+    try:
+        ana = context.new_page()
+        create_game(ana, "Ana", seats=1)
+        start(ana)
+        v = version(ana)
+        ana.get_by_role("button", name=re.compile("^Roll")).click()
+        wait_past(ana, v)
+        dice = [d.get_attribute("aria-label") for d in ana.locator(".die").all()]
+
+        daphne.kill()
+        expect(ana.locator("[data-connection=closed]")).to_be_visible()
+        daphne = DaphneProcess(port=daphne.port).start()
+        expect(ana.locator("[data-connection=open]")).to_be_visible()
+        assert [d.get_attribute("aria-label") for d in ana.locator(".die").all()] == dice
+        v = version(ana)
+        ana.get_by_role("button", name=re.compile("^Roll again")).click()
+        wait_past(ana, v)
+        expect(ana.locator(".rolls-left")).to_contain_text("1 roll left")
+    finally:
+        context.close()
+        daphne.stop()
