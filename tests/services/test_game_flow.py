@@ -35,8 +35,10 @@ def row_counts() -> tuple[int, int, int, int]:
     )
 
 
-def test_a_two_seat_game_is_played_to_the_end_and_every_move_is_logged(rng):
-    game = started_game(2)
+@pytest.mark.parametrize("ruleset", sorted(rules.RULESETS))
+def test_a_two_seat_game_is_played_to_the_end_and_every_move_is_logged(rng, ruleset):
+    game = started_game(2, ruleset)
+    boxes = len(rules.get_ruleset(ruleset).categories)
     turns = 0
     while game.status == Game.Status.PLAYING:
         guest = f"g{game.current_seat}"
@@ -46,15 +48,18 @@ def test_a_two_seat_game_is_played_to_the_end_and_every_move_is_logged(rng):
         best = max(state.preview().items(), key=lambda kv: kv[1])[0]
         game = act(game, guest, Score(best), rng)
         turns += 1
-    assert turns == 24
+    assert turns == 2 * boxes
     assert game.status == Game.Status.FINISHED and game.finished_at is not None
-    assert ScoreEntry.objects.filter(player__game=game).count() == 24
+    assert ScoreEntry.objects.filter(player__game=game).count() == 2 * boxes
     versions = list(game.moves.values_list("version", flat=True))
     assert versions == list(range(1, game.version + 1))
     state = game_state(game, game_players(game))
     for player in game_players(game):
+        card = state.cards[player.order]
         stored = sum(player.scores.values_list("points", flat=True))
-        assert rules.totals(state.ruleset, state.cards[player.order]).total == stored
+        bonus = sum(player.scores.values_list("extra_bonus", flat=True))
+        upper = rules.totals(state.ruleset, card).upper_bonus
+        assert rules.totals(state.ruleset, card).total == stored + bonus + upper
 
 
 def test_the_move_log_replays_to_the_stored_scorecards(rng):
