@@ -42,6 +42,13 @@ class Game(models.Model):
     dice = models.JSONField(_("dice"), default=list, blank=True)
     held = models.JSONField(_("held dice"), default=list, blank=True)
     rolls_used = models.PositiveSmallIntegerField(_("rolls used"), default=0)
+    # Provably fair dice (games.rules.fairness): the secret seed every die is
+    # derived from, kept private until the game ends, and its SHA-256 published
+    # from the start. Blank on games created before dice were derived.
+    server_seed = models.CharField(_("server seed"), max_length=64, blank=True, editable=False)
+    seed_commitment = models.CharField(
+        _("seed commitment"), max_length=64, blank=True, editable=False
+    )
     rematch = models.OneToOneField(
         "self",
         verbose_name=_("rematch"),

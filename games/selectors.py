@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from games import rules
-from games.models import Game, Player, ScoreEntry
+from games.models import Game, Move, Player, ScoreEntry
 
 Snapshot = dict[str, Any]
 
@@ -88,6 +88,10 @@ def snapshot(
         "seats": seats,
         "winners": list(state.winners()) if state and finished else [],
         "rematch": game.rematch.token if finished and game.rematch_id else None,
+        # The seed must stay secret while dice are still to be rolled: anyone
+        # holding it could predict every roll. The commitment binds it from the start.
+        "commitment": game.seed_commitment,
+        "seed": game.server_seed if finished else None,
         "last": last,
     }
 
@@ -96,6 +100,14 @@ def game_snapshot(game: Game) -> Snapshot:
     players = game_players(game)
     state = game_state(game, players) if game.status != Game.Status.LOBBY else None
     return snapshot(game, players, state)
+
+
+def game_rolls(game: Game) -> list[tuple[int, list[int], list[int]]]:
+    """The game's rolls from the move log as ``(version, held, dice)``, in order."""
+    rows = game.moves.filter(kind=Move.Kind.ROLL).order_by("version")
+    return [
+        (v, list(held), list(dice)) for v, held, dice in rows.values_list("version", "held", "dice")
+    ]
 
 
 def seat_of(game: Game, guest_id: str | None) -> Player | None:

@@ -18,10 +18,11 @@ from django.utils import timezone
 from games import rules
 from games.broadcast import push_snapshot
 from games.models import MAX_SEATS, NAME_MAX_LENGTH, Game, Move, Player, ScoreEntry
-from games.rules import GameError
+from games.rules import GameError, fairness
 from games.selectors import game_players, game_state, snapshot
 
-_dice = secrets.SystemRandom()
+# Only for games created before dice were derived from a seed (blank seed).
+_unseeded_dice = secrets.SystemRandom()
 
 
 def clean_name(name: str) -> str:
@@ -36,6 +37,20 @@ def _locked(token: str) -> Game:
     if game is None:
         raise GameError("no_such_game")
     return game
+
+
+def _fair_seed() -> dict[str, str]:
+    """A new game's secret seed and the commitment to it that is shown from the start."""
+    seed = fairness.new_seed()
+    return {"server_seed": seed.hex(), "seed_commitment": fairness.commitment(seed)}
+
+
+def _dice_for(game: Game, action: rules.Action) -> rules.engine.DiceRoller:
+    """The game's own fair dice for the roll that will be logged as the next version."""
+    if not game.server_seed:
+        return _unseeded_dice
+    hold = action.hold if isinstance(action, rules.Roll) else frozenset()
+    return fairness.FairDice(bytes.fromhex(game.server_seed), game.version + 1, hold)
 
 
 def _commit(
@@ -66,7 +81,9 @@ def game_create(
     if not 1 <= seat_count <= MAX_SEATS:
         raise GameError("bad_seat_count")
     with transaction.atomic():
-        game = Game.objects.create(ruleset=ruleset, seat_count=seat_count, version=1)
+        game = Game.objects.create(
+            ruleset=ruleset, seat_count=seat_count, version=1, **_fair_seed()
+        )
         host = Player.objects.create(game=game, order=0, name=name, guest_id=guest_id)
         Move.objects.create(game=game, player=host, version=1, kind=Move.Kind.JOIN)
     return game
@@ -127,9 +144,12 @@ def game_act(
     guest_id: str,
     version: int,
     action: rules.Action,
-    rng: rules.engine.DiceRoller = _dice,
+    rng: rules.engine.DiceRoller | None = None,
 ) -> Game:
-    """Apply one player's action, made against ``version`` of the game."""
+    """Apply one player's action, made against ``version`` of the game.
+
+    Dice come from the game's seed unless ``rng`` is given (tests script them).
+    """
     with transaction.atomic():
         game = _locked(token)
         if game.status == Game.Status.LOBBY:
@@ -143,7 +163,8 @@ def game_act(
         if version != game.version:
             raise GameError("stale_version")
         before = game_state(game, players)
-        after = rules.apply(before, seat.order, action, rng)
+        dice = rng if rng is not None else _dice_for(game, action)
+        after = rules.apply(before, seat.order, action, dice)
         move = Move(game=game, player=seat, version=game.version + 1)
         if isinstance(action, rules.Roll):
             move.kind = Move.Kind.ROLL
@@ -199,6 +220,7 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
             status=Game.Status.PLAYING,
             started_at=timezone.now(),
             version=1,
+            **_fair_seed(),
         )
         Player.objects.bulk_create(
             Player(game=new, order=p.order, name=p.name, guest_id=p.guest_id) for p in players
