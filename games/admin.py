@@ -8,6 +8,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html_join
 from django.utils.translation import gettext_lazy as _
 
+from games.labels import category_name
 from games.models import Game, Move, Player, ScoreEntry
 from games.rules import get_ruleset
 from games.selectors import game_snapshot
@@ -93,7 +94,8 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         snap = game_snapshot(game)
         header = format_html_join("", "<th>{}</th>", ((s["name"],) for s in snap["seats"]))
         rows = [
-            (key, *(s["boxes"].get(key, "") for s in snap["seats"])) for key in snap["categories"]
+            (category_name(game.ruleset, key), *(s["boxes"].get(key, "") for s in snap["seats"]))
+            for key in snap["categories"]
         ]
         if snap["upper_bonus_threshold"] is not None:
             rows.append((_("upper bonus"), *(s["upper_bonus"] for s in snap["seats"])))

@@ -7,6 +7,7 @@ import secrets
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from games.rules import DEFAULT_RULESET, RULESETS
@@ -85,7 +86,8 @@ class Player(models.Model):
     order = models.PositiveSmallIntegerField(_("seat"))
     name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH)
     guest_id = models.CharField(_("guest"), max_length=64, blank=True, db_index=True)
-    joined_at = models.DateTimeField(_("joined"), auto_now_add=True)
+    # The same English word names the move "joined"; other languages need two.
+    joined_at = models.DateTimeField(pgettext_lazy("when", "joined"), auto_now_add=True)
 
     class Meta:
         verbose_name = _("player")
@@ -101,7 +103,7 @@ class Player(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.name} (seat {self.order + 1})"
+        return gettext("%(name)s (seat %(seat)s)") % {"name": self.name, "seat": self.order + 1}
 
 
 class ScoreEntry(models.Model):
@@ -113,7 +115,7 @@ class ScoreEntry(models.Model):
     category = models.CharField(_("category"), max_length=24)
     points = models.PositiveSmallIntegerField(_("points"))
     extra_bonus = models.PositiveSmallIntegerField(_("extra bonus"), default=0)
-    created_at = models.DateTimeField(_("scored"), auto_now_add=True)
+    created_at = models.DateTimeField(pgettext_lazy("when", "scored"), auto_now_add=True)
 
     class Meta:
         verbose_name = _("score")
@@ -131,10 +133,10 @@ class Move(models.Model):
     """Append-only log of every accepted action, enough to replay any game."""
 
     class Kind(models.TextChoices):
-        JOIN = "join", _("joined")
-        START = "start", _("started the game")
-        ROLL = "roll", _("rolled")
-        SCORE = "score", _("scored")
+        JOIN = "join", pgettext_lazy("move", "joined")
+        START = "start", pgettext_lazy("move", "started the game")
+        ROLL = "roll", pgettext_lazy("move", "rolled")
+        SCORE = "score", pgettext_lazy("move", "scored")
 
     game = models.ForeignKey(
         Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="moves"

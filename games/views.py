@@ -3,6 +3,8 @@ websocket; pages only create, join and show."""
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
@@ -11,7 +13,8 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import select_template
 from django.urls import reverse
 from django.utils import translation
-from django.utils.translation import get_language
+from django.utils.translation import get_language, get_language_from_path
+from django.views import i18n
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games import services
@@ -111,3 +114,19 @@ def rules_page(request: HttpRequest, ruleset: str = "yacht") -> HttpResponse:
         "rulesets": [(key, RULESET_NAMES[key]) for key in RULESETS],
     }
     return HttpResponse(template.render(context, request))
+
+
+def set_language(request: HttpRequest) -> HttpResponse:
+    """Django's language switch, made to read ``next`` in the language of its
+    own prefix.
+
+    Django resolves ``next`` in the language of the switch request itself
+    (cookie or Accept-Language), so from /es/g/<token>/ opened by a browser
+    that prefers English it cannot recognise the page, and sends the player
+    back to the Spanish one. Resolving it as its prefix says keeps them at the
+    same table, in the language they picked.
+    """
+    next_url = request.POST.get("next", request.GET.get("next")) or ""
+    page_language = get_language_from_path(urlsplit(next_url).path)
+    with translation.override(page_language or get_language()):
+        return i18n.set_language(request)

@@ -2,8 +2,10 @@ from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.urls import include, path
 
+from games import views
+
 urlpatterns = [
-    path("i18n/", include("django.conf.urls.i18n")),
+    path("i18n/setlang/", views.set_language, name="set_language"),
 ]
 urlpatterns += i18n_patterns(
     path("admin/", admin.site.urls),
