@@ -11,11 +11,6 @@ SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 
 pytestmark = pytest.mark.browser
 
-# Playwright's sync API keeps an event loop in the test's thread; the tests
-# themselves only read the database between page steps, never concurrently.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if CHROMIUM.exists():
         return
@@ -34,10 +29,18 @@ def server(django_db_setup, django_db_blocker) -> Iterator[DaphneProcess]:
     daphne.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
+    """Chromium for one test module.
+
+    Playwright's sync API keeps an event loop running in the test's thread
+    while it is open, so it must not outlive the module (asyncio tests after
+    it could not start their own loop), and Django must be told that the
+    ORM calls the test makes between page steps are safe there.
+    """
     from playwright.sync_api import sync_playwright
 
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
             executable_path=str(CHROMIUM),
@@ -53,6 +56,7 @@ def browser() -> Iterator[object]:
         )
         yield chromium
         chromium.close()
+    del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
 
 
 @pytest.fixture
