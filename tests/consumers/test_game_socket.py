@@ -198,3 +198,22 @@ async def test_an_unknown_game_closes_with_a_clear_code():
     connected, _ = await communicator.connect()
     assert connected
     assert (await communicator.receive_output())["code"] == 4404
+
+
+async def test_the_same_seat_open_in_two_tabs_works_in_both(connect):
+    game = await lobby()
+    await sync_to_async(services.game_start)(token=game.token, guest_id="ana")
+    first = await connect(game.token, "ana")
+    second = await connect(game.token, "ana")
+    version = (await first.table())["version"]
+    assert (await second.table())["seat"] == 0
+    await first.send({"action": "roll", "version": version, "hold": []})
+    assert (await second.table())["version"] == version + 1
+    await first.table()
+    await second.send({"action": "score", "version": version + 1, "category": "choice"})
+    for tab in (first, second):
+        table = await tab.table()
+        assert table["state"]["seats"][0]["boxes"].keys() == {"choice"}
+    # The first tab's queued action, made against an old version, cannot apply twice.
+    await first.send({"action": "score", "version": version + 1, "category": "ones"})
+    assert (await first.error())["code"] == "stale_version"
