@@ -105,6 +105,20 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# --- Scale: Redis connections of the channel layer (several daphne processes) ---
+if REDIS_URL:
+    CHANNEL_LAYERS["default"]["CONFIG"]["hosts"] = [
+        {
+            "address": REDIS_URL,
+            # channels-redis blocks 5 s per read of a process's messages, and
+            # redis-py's default read timeout is 5 s too: an idle process lost
+            # that race and closed every socket with 1011. Wait well past it.
+            "socket_timeout": env.float("YACHT_REDIS_SOCKET_TIMEOUT", default=30.0),
+            # The default pool of 100 ran dry at 200 games (MaxConnectionsError).
+            "max_connections": env.int("YACHT_REDIS_MAX_CONNECTIONS", default=1000),
+        }
+    ]
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -1,0 +1,118 @@
+"""The production topology: several daphne processes share one database and
+one Redis channel layer, so a player on one process sees every move made on
+another. Real processes, real HTTP with cookies and CSRF, real websockets."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import pytest
+from django.conf import settings
+
+from bench.client import GameLog, Guest, play_seat
+from scripts.run_cluster import Cluster
+from tests import live
+
+pytestmark = [
+    pytest.mark.live,
+    pytest.mark.skipif(
+        not settings.REDIS_URL,
+        reason="needs REDIS_URL: the in-memory channel layer cannot carry a push "
+        "from one process to another (runs in CI's PostgreSQL + Redis pass)",
+    ),
+]
+
+# Redis database of its own, so these processes' groups never mix with the
+# browser tests' server or anything else on the default database.
+REDIS_DB = 2
+
+
+def separate_redis_db(url: str, db: int) -> str:
+    return urlsplit(url)._replace(path=f"/{db}").geturl()
+
+
+@pytest.fixture
+def two_processes(transactional_db: None) -> Iterator[Cluster]:
+    cluster = Cluster(
+        processes=2,
+        database_url=live.test_database_url(),
+        redis_url=separate_redis_db(settings.REDIS_URL, REDIS_DB),
+        name="two-processes",
+    ).start()
+    yield cluster
+    cluster.stop()
+
+
+async def play_whole_game(token: str, ana: Guest, bo: Guest) -> GameLog:
+    log = GameLog(seats=2)
+    everyone_here = asyncio.Event()
+    sockets = [await ana.open_socket(token), await bo.open_socket(token)]
+    try:
+        await asyncio.wait_for(
+            asyncio.gather(
+                *(
+                    play_seat(ws, seat, log, everyone_here=everyone_here, idle_timeout=10)
+                    for seat, ws in enumerate(sockets)
+                )
+            ),
+            timeout=120,
+        )
+    finally:
+        for ws in sockets:
+            await ws.close()
+    return log
+
+
+def test_players_on_two_server_processes_see_every_move_of_a_whole_game_in_order(
+    two_processes: Cluster,
+) -> None:
+    process_a, process_b = two_processes.urls
+    ana, bo = Guest(process_a), Guest(process_b)
+    token = ana.create_game("Ana")
+    bo.join(token, "Bo")
+
+    log = asyncio.run(play_whole_game(token, ana, bo))
+
+    assert not log.timed_out, "a push never arrived"
+    assert log.errors == []
+    assert log.gaps == 0
+    ana_saw, bo_saw = log.seen[0], log.seen[1]
+    final = log.finals[0]
+    assert final["status"] == "finished"
+    # Joined lobby, the start, then a roll and a score per player per box.
+    moves = 1 + 2 * 2 * len(final["categories"])
+    assert ana_saw == list(range(ana_saw[0], ana_saw[0] + moves + 1))
+    assert bo_saw == ana_saw
+    assert log.finals[1] == final
+    assert [seat["name"] for seat in final["seats"]] == ["Ana", "Bo"]
+    assert all(len(seat["boxes"]) == len(final["categories"]) for seat in final["seats"])
+
+
+async def start_after_idling(token: str, ana: Guest, bo: Guest, idle: float) -> list[int]:
+    sockets = [await ana.open_socket(token), await bo.open_socket(token)]
+    try:
+        tables = [json.loads(await ws.recv()) for ws in sockets]
+        await asyncio.sleep(idle)
+        await sockets[0].send(json.dumps({"action": "start", "version": tables[0]["version"]}))
+        pushes = [json.loads(await asyncio.wait_for(ws.recv(), 10)) for ws in sockets]
+        return [
+            push["version"] - table["version"] for push, table in zip(pushes, tables, strict=True)
+        ]
+    finally:
+        for ws in sockets:
+            await ws.close()
+
+
+def test_sockets_left_idle_longer_than_the_channel_layers_poll_still_get_the_next_move(
+    two_processes: Cluster,
+) -> None:
+    process_a, process_b = two_processes.urls
+    ana, bo = Guest(process_a), Guest(process_b)
+    token = ana.create_game("Ana")
+    bo.join(token, "Bo")
+    # channels-redis waits 5 s per blocking read of a process's messages; two
+    # such waits pass in silence while the players look at the lobby.
+    assert asyncio.run(start_after_idling(token, ana, bo, idle=11)) == [1, 1]
