@@ -1,0 +1,175 @@
+"""A scripted Yacht player that talks to a running server exactly as a
+browser does: pages and forms over HTTP with a cookie jar and the CSRF token
+from the form, then the game's websocket with the session cookie and an
+Origin header.
+
+Shared by tests/deploy (two processes, one player on each) and
+bench/live_play.py, so both exercise the same client path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from http.cookiejar import CookieJar
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+from urllib.request import HTTPCookieProcessor, Request, build_opener
+
+from websockets.asyncio.client import ClientConnection, connect
+
+CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+GAME_PATH = re.compile(r"/g/([\w-]+)/$")
+
+
+class Guest:
+    """One browser profile: its own cookies, against one server."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base = base_url.rstrip("/")
+        self.jar = CookieJar()
+        self.opener = build_opener(HTTPCookieProcessor(self.jar))
+
+    def get(self, path: str) -> tuple[str, str]:
+        with self.opener.open(self.base + path, timeout=30) as response:
+            return response.url, response.read().decode()
+
+    def post_form(self, path: str, action: str, fields: dict[str, str]) -> tuple[str, str]:
+        """Fill the form on page ``path`` and post it to ``action``, as a browser
+        would: the page's CSRF token, its cookies, an Origin header."""
+        _, page = self.get(path)
+        token = CSRF_FIELD.search(page)
+        if token is None:
+            raise AssertionError(f"no CSRF token in the form at {path}")
+        request = Request(
+            self.base + action,
+            data=urlencode({"csrfmiddlewaretoken": token.group(1), **fields}).encode(),
+            headers={"Origin": self.base, "Referer": self.base + path},
+        )
+        with self.opener.open(request, timeout=30) as response:
+            return response.url, response.read().decode()
+
+    def create_game(self, name: str, *, seats: int = 2, ruleset: str = "yacht") -> str:
+        url, _ = self.post_form(
+            "/en/", "/en/", {"name": name, "seats": str(seats), "ruleset": ruleset}
+        )
+        found = GAME_PATH.search(urlsplit(url).path)
+        if found is None:
+            raise AssertionError(f"creating a game did not lead to its page but to {url}")
+        return found.group(1)
+
+    def join(self, token: str, name: str) -> None:
+        self.post_form(f"/en/g/{token}/", f"/en/g/{token}/join/", {"name": name})
+
+    def cookie_header(self) -> str:
+        return "; ".join(f"{c.name}={c.value}" for c in self.jar)
+
+    async def open_socket(self, token: str, *, lang: str = "en") -> ClientConnection:
+        ws_base = "ws" + self.base.removeprefix("http")
+        return await connect(
+            f"{ws_base}/ws/g/{token}/?lang={lang}",
+            origin=self.base,  # type: ignore[arg-type]
+            additional_headers={"Cookie": self.cookie_header()},
+            open_timeout=30,
+            max_size=2**22,
+        )
+
+
+def choose_action(state: dict[str, Any], version: int) -> dict[str, Any]:
+    """What the scripted player sends on its turn: one roll, then the best box."""
+    if state["rolls_used"] == 0:
+        return {"action": "roll", "version": version, "hold": []}
+    preview: dict[str, int] = state["preview"]
+    best = max(preview, key=lambda key: preview[key]) if preview else state["categories"][0]
+    return {"action": "score", "version": version, "category": best}
+
+
+@dataclass
+class GameLog:
+    """What every socket of one game saw, and when, keyed by version."""
+
+    seats: int
+    sent: dict[int, float] = field(default_factory=dict)  # resulting version -> send time
+    arrived: dict[int, dict[int, float]] = field(default_factory=dict)  # version -> seat -> time
+    seen: dict[int, list[int]] = field(default_factory=dict)  # seat -> versions in order
+    finals: dict[int, dict[str, Any]] = field(default_factory=dict)  # seat -> last state
+    errors: list[str] = field(default_factory=list)
+    gaps: int = 0
+    timed_out: bool = False
+
+    def latencies(self, since: float = 0.0, until: float = float("inf")) -> list[float]:
+        """Send-to-last-socket time of each action sent in [since, until]."""
+        out = []
+        for version, t0 in self.sent.items():
+            arrivals = self.arrived.get(version, {})
+            if since <= t0 <= until and len(arrivals) == self.seats:
+                out.append(max(arrivals.values()) - t0)
+        return out
+
+    def missing(self, until: float = float("inf")) -> int:
+        """Actions sent by ``until`` whose push some socket never got."""
+        return sum(
+            1
+            for version, t0 in self.sent.items()
+            if t0 <= until and len(self.arrived.get(version, {})) < self.seats
+        )
+
+
+async def play_seat(
+    ws: ClientConnection,
+    seat: int,
+    log: GameLog,
+    *,
+    everyone_here: asyncio.Event,
+    stop_acting_at: float = float("inf"),
+    idle_timeout: float = 15.0,
+) -> None:
+    """Read this socket's pushes; act the moment a push says it is our turn."""
+    last = 0
+    log.seen[seat] = []
+    while True:
+        try:
+            text = await asyncio.wait_for(ws.recv(), idle_timeout)
+        except TimeoutError:
+            if time.perf_counter() < stop_acting_at:
+                log.timed_out = True
+            return
+        now = time.perf_counter()
+        message = json.loads(text)
+        if message.get("type") == "error":
+            log.errors.append(str(message.get("code")))
+            continue
+        if message.get("type") != "table":
+            continue
+        version = message["version"]
+        if version <= last:
+            continue  # a resync of what we already show
+        if last and version != last + 1:
+            log.gaps += version - last - 1
+        last = version
+        log.seen[seat].append(version)
+        log.arrived.setdefault(version, {})[seat] = now
+        state = message["state"]
+        log.finals[seat] = state
+        if len(log.finals) == log.seats:
+            everyone_here.set()
+        if state["status"] == "finished":
+            return
+        if now >= stop_acting_at:
+            # Past the measuring window: keep reading so the last pushes are
+            # counted, but start nothing new.
+            continue
+        action: dict[str, Any] | None = None
+        if state["status"] == "lobby" and seat == 0 and len(state["seats"]) == log.seats:
+            # Start only once every player's socket is open, or the others
+            # would miss the start push (as a real host waits for friends).
+            await everyone_here.wait()
+            action = {"action": "start", "version": version}
+        elif state["status"] == "playing" and state["current_seat"] == seat:
+            action = choose_action(state, version)
+        if action is not None:
+            log.sent[version + 1] = time.perf_counter()
+            await ws.send(json.dumps(action))
