@@ -1,0 +1,192 @@
+"""Every page of a game, rendered in Spanish, Italian and Catalan: the right
+<html lang>, the key sentences in that language and no English left over."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+from django.utils import translation
+from django.utils.html import escape
+
+from games import services
+from games.errors import error_message
+from games.guests import GUEST_KEY
+from games.models import Game, Move, Player
+from games.rules import Roll, Score, get_ruleset
+
+pytestmark = pytest.mark.django_db
+
+# Sentences of the English interface that must not survive in a translated page.
+ENGLISH = [
+    "New game",
+    "Your name",
+    "Start a game",
+    "Skip to content",
+    "Invite link",
+    "Join this game",
+    "Join as this name",
+    "Start the game",
+    "Waiting for",
+    "Share the invite link",
+    "Free seat",
+    "Your turn",
+    "Roll again",
+    "rolls left",
+    "Keyboard",
+    "Connecting",
+    "Scorecards",
+    "Final scores",
+    "Rematch",
+    "wins with",
+    "Rules of",
+    "The server rolls every die",
+    "score in",
+]
+
+# RULES.md: the `yacht` boxes as players of each language know them.
+YACHT_BOXES = {
+    "es": ["Unos", "Doses", "Treses", "Cuatros", "Cincos", "Seises", "Full House",
+           "Cuatro iguales", "Escalera pequeña", "Escalera grande", "Elección", "Yacht"],
+    "it": ["Uno", "Due", "Tre", "Quattro", "Cinque", "Sei", "Full House", "Poker",
+           "Scala piccola", "Scala grande", "Scelta", "Yacht"],
+    "ca": ["Uns", "Dos", "Tres", "Quatres", "Cincs", "Sis", "Full House", "Quatre iguals",
+           "Escala petita", "Escala gran", "Elecció", "Yacht"],
+}  # fmt: skip
+
+EXPECTED = {
+    "es": {
+        "home": ["Partida nueva", "Tu nombre", "Puestos", "Crear partida", "Clásico 13"],
+        "lobby_host": ["Enlace de invitación", "Jugadores", "anfitrión", "Empezar la partida"],
+        "lobby_guest": ["Únete a esta partida", "Entrar con este nombre", "Tu nombre"],
+        "my_turn": ["Tu turno", "Volver a tirar", "Quedan 2 tiradas", "Ronda 1 de 12"],
+        "their_turn": ["Turno de Ana", "Quedan 2 tiradas"],
+        "end": ["Puntuaciones finales", "Revancha", "Ana gana con"],
+    },
+    "it": {
+        "home": ["Nuova partita", "Il tuo nome", "Posti", "Crea la partita", "Classico 13"],
+        "lobby_host": ["Link d'invito", "Giocatori", "host", "Inizia la partita"],
+        "lobby_guest": ["Unisciti a questa partita", "Entra con questo nome", "Il tuo nome"],
+        "my_turn": ["Tocca a te", "Rilancia", "Restano 2 lanci", "Giro 1 di 12"],
+        "their_turn": ["Tocca a Ana", "Restano 2 lanci"],
+        "end": ["Punteggi finali", "Rivincita", "Ana vince con"],
+    },
+    "ca": {
+        "home": ["Partida nova", "El teu nom", "Llocs", "Crea la partida", "Clàssic 13"],
+        "lobby_host": ["Enllaç d'invitació", "Jugadors", "amfitrió", "Comença la partida"],
+        "lobby_guest": ["Uneix-te a aquesta partida", "Entra amb aquest nom", "El teu nom"],
+        "my_turn": ["El teu torn", "Torna a tirar", "Queden 2 tirades", "Ronda 1 de 12"],
+        "their_turn": ["Torn de Ana", "Queden 2 tirades"],
+        "end": ["Puntuacions finals", "Revenja", "Ana guanya amb"],
+    },
+}
+
+LANGUAGES = list(EXPECTED)
+
+
+def text_of(html: str) -> str:
+    """What a reader sees or hears: the text, plus labels kept in attributes."""
+    attributes = " ".join(
+        re.findall(r'(?:aria-label|title|data-label-\w+|data-copied)="([^"]*)"', html)
+    )
+    text = re.sub(r"<[^>]+>", " ", html)
+    return " ".join(f"{text} {attributes}".replace("&#x27;", "'").replace("&quot;", '"').split())
+
+
+def check_page(html: str, lang: str, keys: list[str]) -> None:
+    assert re.search(rf'<html lang="{lang}">', html), "wrong or missing <html lang>"
+    text = text_of(html)
+    for phrase in keys:
+        assert phrase in text, f"{phrase!r} missing from the {lang} page"
+    leftovers = [phrase for phrase in ENGLISH if phrase in text]
+    assert leftovers == [], f"English left in the {lang} page"
+
+
+def host_client() -> tuple[Client, Game, str]:
+    client = Client()
+    response = client.post("/en/", {"name": "Ana", "seats": "2", "ruleset": "yacht"})
+    token = response["Location"].rstrip("/").rsplit("/", 1)[1]
+    return client, Game.objects.get(token=token), client.session[GUEST_KEY]
+
+
+def play(game: Game, guest: str, action: Roll | Score) -> Game:
+    game.refresh_from_db()
+    return services.game_act(token=game.token, guest_id=guest, version=game.version, action=action)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_home_page_is_in_the_language_of_its_prefix(client: Client, lang: str):
+    check_page(client.get(f"/{lang}/").content.decode(), lang, EXPECTED[lang]["home"])
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_lobby_is_translated_for_the_host_and_for_a_newcomer(lang: str):
+    host, game, _guest = host_client()
+    check_page(host.get(f"/{lang}/g/{game.token}/").content.decode(), lang,
+               EXPECTED[lang]["lobby_host"])  # fmt: skip
+    newcomer = Client()
+    check_page(newcomer.get(f"/{lang}/g/{game.token}/").content.decode(), lang,
+               EXPECTED[lang]["lobby_guest"])  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_table_mid_turn_is_translated_for_the_player_and_the_one_waiting(lang: str):
+    ana, game, ana_guest = host_client()
+    bo = Client()
+    bo.post(f"/{lang}/g/{game.token}/join/", {"name": "Bo"})
+    services.game_start(token=game.token, guest_id=ana_guest)
+    play(game, ana_guest, Roll())
+
+    mine = ana.get(f"/{lang}/g/{game.token}/").content.decode()
+    check_page(mine, lang, EXPECTED[lang]["my_turn"])
+    boxes = re.findall(
+        r'<th scope="row">([^<]+)</th>', mine.split("<tbody>")[1].split("</tbody>")[0]
+    )
+    assert boxes == YACHT_BOXES[lang]
+    theirs = bo.get(f"/{lang}/g/{game.token}/").content.decode()
+    check_page(theirs, lang, EXPECTED[lang]["their_turn"])
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_end_of_a_game_is_translated(lang: str):
+    ana = Client()
+    response = ana.post(f"/{lang}/", {"name": "Ana", "seats": "1", "ruleset": "yacht"})
+    assert response["Location"].startswith(f"/{lang}/g/")
+    game = Game.objects.get(token=response["Location"].rstrip("/").rsplit("/", 1)[1])
+    guest = ana.session[GUEST_KEY]
+    services.game_start(token=game.token, guest_id=guest)
+    for key in get_ruleset(game.ruleset).category_keys:
+        play(game, guest, Roll())
+        play(game, guest, Score(key))
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    check_page(ana.get(response["Location"]).content.decode(), lang, EXPECTED[lang]["end"])
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_missing_game_says_so_in_the_language_of_the_link(client: Client, lang: str):
+    response = client.get(f"/{lang}/g/no-such-game/")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert f'<html lang="{lang}">' in html
+    with translation.override(lang):
+        assert escape(error_message("no_such_game")) in html
+
+
+@pytest.mark.parametrize(
+    ("lang", "game", "move", "status"),
+    [
+        ("es", "partida", "se unió", "Esperando jugadores"),
+        ("it", "partita", "è entrato", "In attesa di giocatori"),
+        ("ca", "partida", "s'hi va unir", "Esperant jugadors"),
+    ],
+)
+def test_the_admin_names_models_moves_and_statuses_in_the_staff_members_language(
+    lang: str, game: str, move: str, status: str
+):
+    with translation.override(lang):
+        assert str(Game._meta.verbose_name) == game
+        assert str(Move.Kind.JOIN.label) == move
+        assert str(Game.Status.LOBBY.label) == status
+        assert str(Player(name="Ana", order=0)) != "Ana (seat 1)"
