@@ -1,0 +1,91 @@
+"""The docker-compose deployment, checked without a Docker engine: the files
+parse and say what the production topology needs; nginx accepts its config
+when Debian's nginx is installed."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from scripts.run_cluster import ROOT, loopback_nginx_conf
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+
+def test_compose_runs_several_app_replicas_behind_nginx_after_a_one_shot_migration(
+    compose: dict[str, Any],
+) -> None:
+    services = compose["services"]
+    assert set(services) == {"db", "redis", "migrate", "app", "nginx"}
+    app = services["app"]
+    replicas = str(app["deploy"]["replicas"])
+    assert int(re.sub(r"\$\{\w+:-(\d+)\}", r"\1", replicas)) >= 2
+    assert app["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    assert services["migrate"]["command"][-2:] == ["migrate", "--no-input"]
+    assert services["migrate"]["restart"] == "no"
+    assert "./deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro" in services["nginx"]["volumes"]
+    assert app["environment"]["REDIS_URL"].startswith("redis://redis:")
+
+
+def test_the_database_and_redis_have_health_checks_and_volumes_that_others_wait_for(
+    compose: dict[str, Any],
+) -> None:
+    services = compose["services"]
+    for name in ("db", "redis"):
+        assert services[name]["healthcheck"]["test"]
+        volume = services[name]["volumes"][0].split(":")[0]
+        assert volume in compose["volumes"]
+        assert services["app"]["depends_on"][name]["condition"] == "service_healthy"
+
+
+def test_every_setting_compose_reads_is_in_the_example_env_file_and_the_real_one_is_ignored(
+    compose: dict[str, Any],
+) -> None:
+    text = (ROOT / "docker-compose.yml").read_text()
+    wanted = set(re.findall(r"(?<!\$)\$\{(\w+)", text))
+    example = (ROOT / ".env.example").read_text()
+    defined = set(re.findall(r"^(\w+)=", example, flags=re.M))
+    assert wanted <= defined
+    assert {"DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "POSTGRES_PASSWORD"} <= defined
+    assert compose["services"]["app"]["env_file"] == ".env"
+    assert ".env" in (ROOT / ".gitignore").read_text().split()
+
+
+def test_the_image_collects_static_files_for_whitenoise_at_build_time() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "collectstatic --no-input" in dockerfile
+    assert "whitenoise.storage.CompressedManifestStaticFilesStorage" in dockerfile
+    assert re.search(r'^CMD \["daphne"', dockerfile, flags=re.M)
+
+
+def test_the_proxy_passes_the_websocket_upgrade_through() -> None:
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    websocket = conf[conf.index("location /ws/") :]
+    websocket = websocket[: websocket.index("}")]
+    assert "proxy_set_header Upgrade $http_upgrade;" in websocket
+    assert "proxy_set_header Connection $connection_upgrade;" in websocket
+    assert "proxy_read_timeout 1h;" in websocket
+
+
+@pytest.mark.skipif(
+    shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists(),
+    reason="Debian's nginx is not installed",
+)
+def test_nginx_accepts_the_loopback_version_of_the_deploy_config(tmp_path: Path) -> None:
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(loopback_nginx_conf([18081, 18082], 18080, tmp_path))
+    checked = subprocess.run(
+        [nginx, "-t", "-p", str(tmp_path), "-c", str(conf)], capture_output=True, text=True
+    )
+    assert checked.returncode == 0, checked.stderr
+    assert "server 127.0.0.1:18082;" in conf.read_text()
