@@ -1,6 +1,10 @@
+import os
 import random
+from pathlib import Path
 
 import pytest
+
+LOCALE = Path(__file__).resolve().parent.parent / "locale"
 
 
 @pytest.fixture
@@ -15,6 +19,29 @@ def pytest_configure(config: pytest.Config) -> None:
     # Persistent connections are right for the server, but in tests they keep
     # thread-pool connections open and block dropping the test database.
     settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
+    compile_stale_catalogs()
+
+
+def compile_stale_catalogs() -> None:
+    """Compile any .po newer than its .mo, as ./dev does before the suite.
+
+    The .mo files are not in git, and a stale one makes pages (and the live
+    servers the browser tests start) show old or English text.
+    """
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    for po in LOCALE.glob("*/LC_MESSAGES/django.po"):
+        mo = po.with_suffix(".mo")
+        if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
+            continue
+        with po.open("rb") as source:
+            catalog = read_po(source)
+        # Write aside and rename, so a parallel run never reads half a file.
+        partial = mo.with_suffix(f".mo.{os.getpid()}")
+        with partial.open("wb") as target:
+            write_mo(target, catalog)
+        partial.replace(mo)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
