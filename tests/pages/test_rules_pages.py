@@ -29,6 +29,17 @@ _YACHT_ES = (
     "Full House", "Cuatro iguales", "Escalera pequeña", "Escalera grande", "Elección", "Yacht",
 )  # fmt: skip
 
+# The Italian names the rulebook gives for the traditional game.
+_YACHT_IT = (
+    "Uno", "Due", "Tre", "Quattro", "Cinque", "Sei",
+    "Full House", "Poker", "Scala piccola", "Scala grande", "Scelta", "Yacht",
+)  # fmt: skip
+# The Catalan names the rulebook gives for the traditional game.
+_YACHT_CA = (
+    "Uns", "Dos", "Tres", "Quatres", "Cincs", "Sis",
+    "Full House", "Quatre iguals", "Escala petita", "Escala gran", "Elecció", "Yacht",
+)  # fmt: skip
+
 # (language, rule set) -> the box names that page must use.
 PAGES: dict[tuple[str, str], tuple[str, ...]] = {
     ("en", "yacht"): _YACHT_EN,
@@ -56,6 +67,32 @@ PAGES: dict[tuple[str, str], tuple[str, ...]] = {
         "Unos", "Doses", "Treses", "Cuatros", "Cincos", "Seises",
         "Tres iguales", "Cuatro iguales", "Full House",
         "Escalera corta", "Escalera larga", "Yacht", "Chance",
+    ),
+    ("it", "yacht"): _YACHT_IT,
+    ("it", "yacht_sum"): _YACHT_IT,
+    ("it", "yacht_bonus"): _YACHT_IT,
+    ("it", "yatzy"): (
+        "Uno", "Due", "Tre", "Quattro", "Cinque", "Sei",
+        "Coppia", "Doppia coppia", "Tris", "Poker",
+        "Scala minore", "Scala maggiore", "Full House", "Chance", "Yatzy",
+    ),
+    ("it", "classic13"): (
+        "Uno", "Due", "Tre", "Quattro", "Cinque", "Sei",
+        "Tris", "Poker", "Full House",
+        "Scala minore", "Scala maggiore", "Yacht", "Chance",
+    ),
+    ("ca", "yacht"): _YACHT_CA,
+    ("ca", "yacht_sum"): _YACHT_CA,
+    ("ca", "yacht_bonus"): _YACHT_CA,
+    ("ca", "yatzy"): (
+        "Uns", "Dos", "Tres", "Quatres", "Cincs", "Sis",
+        "Parella", "Doble parella", "Tres iguals", "Quatre iguals",
+        "Escala curta", "Escala llarga", "Full House", "Chance", "Yatzy",
+    ),
+    ("ca", "classic13"): (
+        "Uns", "Dos", "Tres", "Quatres", "Cincs", "Sis",
+        "Tres iguals", "Quatre iguals", "Full House",
+        "Escala curta", "Escala llarga", "Yacht", "Chance",
     ),
 }  # fmt: skip
 
