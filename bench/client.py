@@ -99,6 +99,8 @@ class GameLog:
     errors: list[str] = field(default_factory=list)
     gaps: int = 0
     timed_out: bool = False
+    push_chars: int = 0  # size of the table pushes received, for the floor's padding
+    pushes: int = 0
 
     def latencies(self, since: float = 0.0, until: float = float("inf")) -> list[float]:
         """Send-to-last-socket time of each action sent in [since, until]."""
@@ -144,6 +146,8 @@ async def play_seat(
             continue
         if message.get("type") != "table":
             continue
+        log.pushes += 1
+        log.push_chars += len(text)
         version = message["version"]
         if version <= last:
             continue  # a resync of what we already show

@@ -1,0 +1,589 @@
+"""Live play under load, against the real stack on loopback.
+
+    .venv/bin/python -m bench.live_play            # a few seconds per step
+    .venv/bin/python -m bench.live_play --quick    # shorter, fewer idle sockets
+
+For each profile (PostgreSQL + Redis, then embedded SQLite + in-memory layer)
+and each N (1, 50, 200 concurrent games of two scripted players), it starts
+daphne through scripts/run_cluster.py, creates and joins games over HTTP as a
+browser does (cookies, CSRF), and plays them over the websocket with the
+session cookie and an Origin header, closed loop: a player acts the moment its
+push says it is its turn. Then the same clients play the floor (bench/floor.py:
+the same daphne and channel layer only fanning pushes out) and every figure is
+also given as a ratio to the floor's.
+
+Reported per step: accepted actions/s; latency from an action's send to the
+moment the last socket of its game has the resulting push (p50/p95/p99);
+daphne's CPU (cores busy, and ms per accepted action: the figure least moved
+by other load on a shared machine) and peak RSS, with the CPU of the
+benchmark database's PostgreSQL backends, of the whole Redis server and of the
+load generator beside it; errors, lost pushes (version gaps) and timeouts
+(a push still missing 30 s after the window, or a socket silent 60 s
+mid-game), counted, never dropped. Then RSS per idle socket with 2,000 sockets on one process,
+and a cProfile of the server's work for one update (the service call, then
+one render per socket). Everything is bounded in time; results also go to
+var/bench/live_play.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import json
+import os
+import pstats
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.client import GameLog, Guest, play_seat
+from scripts.run_cluster import ROOT, Cluster
+
+PROFILES: dict[str, dict[str, str]] = {
+    "postgres+redis": {
+        "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/yacht_bench",
+        # A Redis database of the benchmark's own, away from tests and dev servers.
+        "REDIS_URL": "redis://127.0.0.1:6379/3",
+    },
+    "sqlite+memory": {
+        "DATABASE_URL": f"sqlite:///{ROOT / 'var' / 'bench.sqlite3'}",
+        "REDIS_URL": "",
+    },
+}
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+GRACE_SECONDS = 30.0
+# Silence on a socket mid-game for this long counts as a timeout.
+IDLE_TIMEOUT = 60.0
+
+
+# -- process figures, from /proc (no extra dependency) ----------------------
+
+
+def cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+
+
+def status_kb(pid: int, key: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def pids_named(*names: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() in names:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def cpu_of(pids: list[int]) -> float:
+    return sum(cpu_seconds(pid) for pid in pids)
+
+
+def postgres_backends(database_url: str) -> dict[int, float]:
+    """CPU seconds of the PostgreSQL backends serving the benchmark's database
+    (not other users of the same server), by pid."""
+    if not database_url.startswith("postgres"):
+        return {}
+    name = database_url.rsplit("/", 1)[1]
+    found = {}
+    for pid in pids_named("postgres"):
+        try:
+            title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if f" {name} " in f" {title} ":
+            found[pid] = cpu_seconds(pid)
+    return found
+
+
+def backends_cpu(before: dict[int, float], after: dict[int, float]) -> float:
+    # Backends opened during the step started from zero.
+    return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
+
+
+# -- one measured step ------------------------------------------------------
+
+
+@dataclass
+class Step:
+    profile: str
+    server: str  # "yacht" or "floor"
+    games: int
+    seconds: float
+    actions: int = 0
+    actions_per_s: float = 0.0
+    p50_ms: float = 0.0
+    p95_ms: float = 0.0
+    p99_ms: float = 0.0
+    errors: int = 0
+    lost_pushes: int = 0
+    timeouts: int = 0
+    games_finished: int = 0
+    daphne_cores: float = 0.0
+    # CPU per accepted action: unlike rates, barely moved by other load on the machine.
+    daphne_ms_per_action: float = 0.0
+    postgres_ms_per_action: float = 0.0
+    daphne_peak_rss_mb: float = 0.0
+    postgres_cores: float = 0.0
+    redis_cores: float = 0.0
+    loadgen_cores: float = 0.0
+    mean_push_chars: float = 0.0
+    error_codes: dict[str, int] = field(default_factory=dict)
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+class Game:
+    """One game's two browsers, set up (HTTP or nothing) ahead of play."""
+
+    def __init__(self, guests: list[Guest], token: str) -> None:
+        self.guests = guests
+        self.token = token
+
+
+def prepare_yacht_game(urls: list[str], n: int) -> Game:
+    # Players alternate between processes when there are several, so pushes
+    # cross the channel layer as in production.
+    host = Guest(urls[n % len(urls)])
+    token = host.create_game("Host")
+    guest = Guest(urls[(n + 1) % len(urls)])
+    guest.join(token, "Guest")
+    return Game([host, guest], token)
+
+
+def prepare_floor_game(urls: list[str], n: int) -> Game:
+    return Game([Guest(urls[n % len(urls)]), Guest(urls[(n + 1) % len(urls)])], uuid.uuid4().hex)
+
+
+async def run_step(
+    urls: list[str],
+    server: str,
+    games: int,
+    seconds: float,
+    probe: Callable[[], dict[str, Any]],
+) -> tuple[list[GameLog], float, float, dict[str, Any], dict[str, Any]]:
+    """Play ``games`` games at once for ``seconds``; return every game's log,
+    the measuring window, and ``probe()`` read as it opens and once every
+    push of it has landed."""
+    prepare = prepare_yacht_game if server == "yacht" else prepare_floor_game
+    counter = iter(range(10**9))
+    go = asyncio.Event()
+    window: dict[str, float] = {}
+    logs: list[GameLog] = []
+    ready = 0
+    all_ready = asyncio.Event()
+
+    async def setup() -> tuple[Game, list[Any]]:
+        game = await asyncio.to_thread(prepare, urls, next(counter))
+        sockets = [await g.open_socket(game.token) for g in game.guests]
+        return game, sockets
+
+    async def slot() -> None:
+        nonlocal ready
+        _, sockets = await setup()
+        ready += 1
+        if ready == games:
+            all_ready.set()
+        await go.wait()
+        while True:
+            log = GameLog(seats=2)
+            logs.append(log)
+            here = asyncio.Event()
+            tasks = [
+                asyncio.ensure_future(
+                    play_seat(
+                        ws,
+                        seat,
+                        log,
+                        everyone_here=here,
+                        stop_acting_at=window["end"],
+                        idle_timeout=IDLE_TIMEOUT,
+                    )
+                )
+                for seat, ws in enumerate(sockets)
+            ]
+            # Not wait_for: it would cancel the readers along with the wait.
+            _, pending = await asyncio.wait(
+                tasks, timeout=max(0.0, window["end"] - time.perf_counter()) + 0.01
+            )
+            if pending:
+                # The window closed mid-game: let the pushes in flight land.
+                deadline = time.perf_counter() + GRACE_SECONDS
+                while log.missing() and time.perf_counter() < deadline:
+                    await asyncio.sleep(0.05)
+            for task in tasks:
+                task.cancel()
+            for ws in sockets:
+                await ws.close()
+            if time.perf_counter() >= window["end"]:
+                return
+            # A finished game: its players start another, as browsers would
+            # (the setup is part of the load, inside the window).
+            _, sockets = await setup()
+
+    window["end"] = float("inf")
+    runners = [asyncio.ensure_future(slot()) for _ in range(games)]
+    await asyncio.wait_for(all_ready.wait(), timeout=180)
+    first = probe()
+    window["start"] = time.perf_counter()
+    window["end"] = window["start"] + seconds
+    go.set()
+    await asyncio.wait_for(asyncio.gather(*runners), timeout=seconds + GRACE_SECONDS + 120)
+    return logs, window["start"], window["end"], first, probe()
+
+
+def measure(
+    profile: str, server: str, games: int, seconds: float, processes: int, push_chars: float
+) -> Step:
+    env = PROFILES[profile]
+    cluster = Cluster(
+        processes=processes,
+        database_url=env["DATABASE_URL"],
+        redis_url=env["REDIS_URL"],
+        application="yachtsite.asgi:application"
+        if server == "yacht"
+        else "bench.floor_asgi:application",
+        env={"FLOOR_MESSAGE_CHARS": str(round(push_chars))},
+        name=f"bench-{profile.replace('+', '-')}",
+    ).start()
+    try:
+        redis = pids_named("redis-server")
+
+        def probe() -> dict[str, Any]:
+            return {
+                "t": time.perf_counter(),
+                "daphne": cpu_of(cluster.pids),
+                "redis": cpu_of(redis),
+                "postgres": postgres_backends(env["DATABASE_URL"]),
+                "loadgen": time.process_time(),
+            }
+
+        loop = asyncio.new_event_loop()
+        # Setting up 200 games is a few thousand HTTP requests: more threads.
+        loop.set_default_executor(ThreadPoolExecutor(max_workers=16))
+        logs, start, end, before, after = loop.run_until_complete(
+            run_step(cluster.urls, server, games, seconds, probe)
+        )
+        loop.close()
+        peak_kb = max(status_kb(pid, "VmHWM") for pid in cluster.pids)
+    finally:
+        cluster.stop()
+
+    latencies = [lat for log in logs for lat in log.latencies(start, end)]
+    step = Step(profile=profile, server=server, games=games, seconds=seconds)
+    step.actions = len(latencies)
+    step.actions_per_s = len(latencies) / (end - start)
+    step.p50_ms = percentile(latencies, 50) * 1000
+    step.p95_ms = percentile(latencies, 95) * 1000
+    step.p99_ms = percentile(latencies, 99) * 1000
+    codes: dict[str, int] = {}
+    for log in logs:
+        for code in log.errors:
+            codes[code] = codes.get(code, 0) + 1
+    step.error_codes = codes
+    step.errors = sum(codes.values())
+    step.lost_pushes = sum(log.gaps for log in logs)
+    # An action whose push some socket still lacked after the grace period,
+    # or a socket silent for IDLE_TIMEOUT mid-game.
+    step.timeouts = sum(log.missing(end) + log.timed_out for log in logs)
+    step.games_finished = sum(
+        1
+        for log in logs
+        if log.finals and all(s["status"] == "finished" for s in log.finals.values())
+    )
+    # CPU over the window and its grace period, not the setup before it.
+    wall = after["t"] - before["t"]
+    step.daphne_cores = (after["daphne"] - before["daphne"]) / wall
+    step.postgres_cores = backends_cpu(before["postgres"], after["postgres"]) / wall
+    step.redis_cores = (after["redis"] - before["redis"]) / wall
+    step.loadgen_cores = (after["loadgen"] - before["loadgen"]) / wall
+    if step.actions:
+        step.daphne_ms_per_action = step.daphne_cores * wall * 1000 / step.actions
+        step.postgres_ms_per_action = step.postgres_cores * wall * 1000 / step.actions
+    step.daphne_peak_rss_mb = peak_kb / 1024
+    pushes = sum(log.pushes for log in logs)
+    step.mean_push_chars = sum(log.push_chars for log in logs) / pushes if pushes else 0.0
+    return step
+
+
+# -- idle sockets -----------------------------------------------------------
+
+
+def idle_rss(profile: str, count: int) -> dict[str, float]:
+    env = PROFILES[profile]
+    cluster = Cluster(
+        processes=1,
+        database_url=env["DATABASE_URL"],
+        redis_url=env["REDIS_URL"],
+        name=f"bench-idle-{profile.replace('+', '-')}",
+    ).start()
+    opened: list[Any] = []
+    failed = 0
+
+    async def run() -> tuple[int, int]:
+        nonlocal failed
+        url = cluster.urls[0]
+        hosts = [Guest(url) for _ in range(10)]
+        tokens = [await asyncio.to_thread(h.create_game, "Host") for h in hosts]
+        # A first socket per game, so what is measured is the sockets, not
+        # first-use caches (templates, translations, connections).
+        for host, token in zip(hosts, tokens, strict=True):
+            ws = await host.open_socket(token)
+            await ws.recv()
+            opened.append(ws)
+        await asyncio.sleep(0.5)
+        before = status_kb(cluster.pids[0], "VmRSS")
+        watcher = Guest(url)
+
+        async def one(n: int) -> None:
+            nonlocal failed
+            try:
+                ws = await watcher.open_socket(tokens[n % len(tokens)])
+                await asyncio.wait_for(ws.recv(), 30)
+                opened.append(ws)
+            except Exception:
+                failed += 1
+
+        for batch in range(0, count, 100):
+            await asyncio.gather(*(one(n) for n in range(batch, min(count, batch + 100))))
+        await asyncio.sleep(1.0)
+        after = status_kb(cluster.pids[0], "VmRSS")
+        for ws in opened:
+            await ws.close()
+        return before, after
+
+    try:
+        before, after = asyncio.run(asyncio.wait_for(run(), timeout=240))
+    finally:
+        cluster.stop()
+    ok = len(opened) - 10
+    return {
+        "sockets": ok,
+        "failed": failed,
+        "rss_before_mb": before / 1024,
+        "rss_after_mb": after / 1024,
+        "kb_per_socket": (after - before) / max(ok, 1),
+    }
+
+
+# -- profile of one update ---------------------------------------------------
+
+
+def profile_updates(updates: int) -> str:
+    """In this process (run as a child with the profile's environment): the
+    server's work for ``updates`` updates of one game, profiled. What the
+    consumer does per update is the service call (lock, rules, writes, commit,
+    group_send) and, per socket, one render of the pushed snapshot."""
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "yachtsite.settings")
+    django.setup()
+    from games import services
+    from games.rendering import table_message
+    from games.rules import Roll, Score
+
+    pushed: list[dict[str, Any]] = []
+    original = services.push_snapshot
+
+    def recording(snapshot: dict[str, Any]) -> None:
+        pushed.append(snapshot)
+        original(snapshot)
+
+    services.push_snapshot = recording
+    guests = ("bench-a", "bench-b")
+
+    def new_game() -> Any:
+        game = services.game_create(guest_id=guests[0], name="A", seat_count=2)
+        services.game_join(token=game.token, guest_id=guests[1], name="B")
+        return services.game_start(token=game.token, guest_id=guests[0])
+
+    def one_update(game: Any) -> Any:
+        snap = pushed[-1]
+        seat = snap["current_seat"]
+        if snap["rolls_used"] == 0:
+            action: Any = Roll(frozenset())
+        else:
+            action = Score(max(snap["preview"], key=lambda k: snap["preview"][k]))
+        game = services.game_act(
+            token=game.token, guest_id=guests[seat], version=snap["version"], action=action
+        )
+        for viewer in (0, 1):
+            json.dumps(table_message(pushed[-1], viewer, "en"))
+        return game
+
+    game = new_game()
+    one_update(game)  # warm caches: templates, translations, connection
+    profiler = cProfile.Profile()
+    started = time.perf_counter()
+    done = 0
+    profiler.enable()
+    while done < updates:
+        if pushed[-1]["status"] == "finished":
+            profiler.disable()
+            game = new_game()
+            profiler.enable()
+        game = one_update(game)
+        done += 1
+    profiler.disable()
+    elapsed = time.perf_counter() - started
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out)
+    out.write(f"{updates} updates, {elapsed / updates * 1000:.2f} ms each (profiled)\n")
+    stats.sort_stats("cumulative").print_stats(22)
+    stats.sort_stats("tottime").print_stats(12)
+    return out.getvalue()
+
+
+# -- the run ------------------------------------------------------------------
+
+
+def prepare_databases(profiles: list[str]) -> None:
+    for profile in profiles:
+        env = PROFILES[profile]
+        if env["DATABASE_URL"].startswith("postgres"):
+            name = env["DATABASE_URL"].rsplit("/", 1)[1]
+            exists = subprocess.run(
+                [
+                    "psql",
+                    "-h",
+                    "127.0.0.1",
+                    "-U",
+                    "postgres",
+                    "-tAc",
+                    f"SELECT 1 FROM pg_database WHERE datname = '{name}'",
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+            if not exists:
+                subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", name], check=True)
+        Cluster(processes=1, database_url=env["DATABASE_URL"], redis_url=env["REDIS_URL"]).migrate()
+
+
+def fmt_ratio(value: float, floor: float) -> str:
+    return f"{value / floor:.2f}x" if floor else "-"
+
+
+def report(steps: list[Step]) -> None:
+    print()
+    header = (
+        f"{'profile':15} {'server':6} {'N':>4} {'act/s':>7} {'p50ms':>7} {'p95ms':>7} "
+        f"{'p99ms':>7} {'err':>4} {'lost':>4} {'tmo':>4} {'daphne':>6} {'pg':>5} {'redis':>5} "
+        f"{'loadgen':>7} {'rssMB':>6} {'push':>6} {'cpu ms/act':>10} {'pg ms/act':>9}"
+    )
+    print(header)
+    floors = {(s.profile, s.games): s for s in steps if s.server == "floor"}
+    for s in steps:
+        print(
+            f"{s.profile:15} {s.server:6} {s.games:>4} {s.actions_per_s:>7.0f} {s.p50_ms:>7.1f} "
+            f"{s.p95_ms:>7.1f} {s.p99_ms:>7.1f} {s.errors:>4} {s.lost_pushes:>4} {s.timeouts:>4} "
+            f"{s.daphne_cores:>6.2f} {s.postgres_cores:>5.2f} {s.redis_cores:>5.2f} "
+            f"{s.loadgen_cores:>7.2f} {s.daphne_peak_rss_mb:>6.0f} {s.mean_push_chars:>6.0f} "
+            f"{s.daphne_ms_per_action:>10.2f} {s.postgres_ms_per_action:>9.2f}"
+        )
+    print(
+        "\nratio to the floor (same profile, same N): "
+        "throughput, p50, p95, p99, daphne CPU per action"
+    )
+    for s in steps:
+        floor = floors.get((s.profile, s.games))
+        if s.server != "yacht" or floor is None:
+            continue
+        print(
+            f"{s.profile:15} N={s.games:<4} {fmt_ratio(s.actions_per_s, floor.actions_per_s):>7} "
+            f"{fmt_ratio(s.p50_ms, floor.p50_ms):>7} {fmt_ratio(s.p95_ms, floor.p95_ms):>7} "
+            f"{fmt_ratio(s.p99_ms, floor.p99_ms):>7} "
+            f"{fmt_ratio(s.daphne_ms_per_action, floor.daphne_ms_per_action):>7}"
+        )
+        if s.error_codes:
+            print(f"    error codes: {s.error_codes}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="2 s per step, 500 idle sockets")
+    parser.add_argument("--seconds", type=float, default=None, help="window per step (default 5)")
+    parser.add_argument("--games", default="1,50,200", help="comma-separated N")
+    parser.add_argument("--profiles", default=",".join(PROFILES))
+    parser.add_argument("--processes", type=int, default=1, help="daphne processes (Redis only)")
+    parser.add_argument("--idle-sockets", type=int, default=None, help="default 2000")
+    parser.add_argument("--updates", type=int, default=200, help="updates to profile")
+    parser.add_argument("--profile-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.profile_only:
+        print(profile_updates(args.updates))
+        return
+
+    seconds = args.seconds or (2.0 if args.quick else 5.0)
+    idle = args.idle_sockets if args.idle_sockets is not None else (500 if args.quick else 2000)
+    profiles = args.profiles.split(",")
+    counts = [int(n) for n in args.games.split(",")]
+    prepare_databases(profiles)
+    steps: list[Step] = []
+    extras: dict[str, Any] = {}
+    for profile in profiles:
+        processes = args.processes if PROFILES[profile]["REDIS_URL"] else 1
+        for games in counts:
+            yacht = measure(profile, "yacht", games, seconds, processes, 0)
+            steps.append(yacht)
+            steps.append(
+                measure(profile, "floor", games, seconds, processes, yacht.mean_push_chars)
+            )
+            print(f"{profile} N={games}: {yacht.actions_per_s:.0f} actions/s", file=sys.stderr)
+        if idle:
+            extras[f"idle {profile}"] = idle_rss(profile, idle)
+        child = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "bench.live_play",
+                "--profile-only",
+                "--updates",
+                str(args.updates),
+            ],
+            cwd=ROOT,
+            env={**os.environ, **PROFILES[profile], "DJANGO_DEBUG": "0"},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        extras[f"profile {profile}"] = child.stdout + child.stderr[-2000:]
+
+    report(steps)
+    for key, value in extras.items():
+        print(f"\n== {key}")
+        print(json.dumps(value, indent=1) if isinstance(value, dict) else value)
+    out = ROOT / "var" / "bench" / "live_play.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"steps": [asdict(s) for s in steps], **extras}, indent=1))
+    print(f"\n(also in {out.relative_to(ROOT)})")
+
+
+if __name__ == "__main__":
+    main()
