@@ -34,6 +34,8 @@ MAX_MESSAGE_CHARS = 2048
 RATE_BURST = 30
 RATE_PER_SECOND = 5.0
 CLOSE_POLICY_VIOLATION = 1008
+# RFC 6455's "try again later": the client's reconnect backoff is the right answer.
+CLOSE_TRY_AGAIN_LATER = 1013
 CLOSE_NO_SUCH_GAME = 4404
 
 
@@ -106,21 +108,33 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         self.token = self.scope["url_route"]["kwargs"]["token"]
-        # The session loads from its store lazily: read it off the event loop.
-        self.guest = await database_sync_to_async(guest_id_of)(self.scope.get("session"))
         self.language = self._language()
         self.bucket = TokenBucket(RATE_BURST, RATE_PER_SECOND)
         self.shown_version = 0
-        self.group = group_name(self.token)
+        try:
+            await self._open()
+        except DatabaseError:
+            # Without a database there is no table to show: say why in words
+            # rather than dropping the socket with a bare 1011.
+            log.warning("database unavailable on connect to game %s", self.token, exc_info=True)
+            await self.accept()
+            await self.send_error("unavailable", resync=False)
+            await self.close(code=CLOSE_TRY_AGAIN_LATER)
+
+    async def _open(self) -> None:
+        # The session loads from its store lazily: read it off the event loop.
+        self.guest = await database_sync_to_async(guest_id_of)(self.scope.get("session"))
         found = await database_sync_to_async(game_by_token)(self.token)
         if found is None:
             await self.accept()
             await self.close(code=CLOSE_NO_SUCH_GAME)
             return
         # Join the group before reading the state, so no push can fall between.
+        self.group = group_name(self.token)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        snap, self.seat = await database_sync_to_async(self._load)()
         await self.accept()
-        await self.send_fresh_table()
+        await self._show(snap)
 
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "group"):
@@ -146,14 +160,16 @@ class GameConsumer(AsyncWebsocketConsumer):
         except BadMessage as bad:
             await self.send_error(bad.code, resync=False)
             return
-        if message["action"] == "sync":
-            await self.send_fresh_table(force=True)
-            return
         try:
-            await database_sync_to_async(self.perform)(message)
-        except GameError as error:
-            await self.send_error(error.code)
+            if message["action"] == "sync":
+                await self.send_fresh_table(force=True)
+                return
+            try:
+                await database_sync_to_async(self.perform)(message)
+            except GameError as error:
+                await self.send_error(error.code)
         except DatabaseError:
+            # The action's transaction rolled back whole; the player may retry.
             log.warning("database unavailable for game %s", self.token, exc_info=True)
             await self.send_error("unavailable", resync=False)
 
@@ -192,7 +208,11 @@ class GameConsumer(AsyncWebsocketConsumer):
             snap["last"] and snap["last"].get("kind") == "start"
         ):
             # Seats are only taken in the lobby: look ours up again there.
-            await self.send_fresh_table()
+            try:
+                await self.send_fresh_table()
+            except DatabaseError:
+                # This viewer misses one push; the next one, or a sync, catches up.
+                log.warning("database unavailable for game %s", self.token, exc_info=True)
             return
         await self._show(snap)
 

@@ -1,0 +1,119 @@
+"""The database failing under a live socket: a clear "try again", no half-written
+action, no traceback for the client and nothing logged at ERROR."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.db import OperationalError
+from django.utils import translation
+
+from games import consumers, services
+from games.errors import error_message
+from games.models import Game, Move, ScoreEntry
+from games.rules import Roll
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+@sync_to_async
+def rolled_game() -> Game:
+    """A two-seat game where Ana has rolled once and may now score."""
+    game = services.game_create(guest_id="ana", name="Ana", seat_count=2)
+    services.game_join(token=game.token, guest_id="bo", name="Bo")
+    services.game_start(token=game.token, guest_id="ana")
+    game.refresh_from_db()
+    services.game_act(token=game.token, guest_id="ana", version=game.version, action=Roll())
+    game.refresh_from_db()
+    return game
+
+
+@sync_to_async
+def rows(game: Game) -> tuple[Any, ...]:
+    game.refresh_from_db()
+    return (
+        game.version,
+        game.current_seat,
+        game.rolls_used,
+        Move.objects.filter(game=game).count(),
+        ScoreEntry.objects.filter(player__game=game).count(),
+    )
+
+
+def fail_when_the_version_is_bumped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last write of an action fails: the Move and ScoreEntry rows before
+    it were already written inside the same transaction."""
+    save = Game.save
+
+    def failing(self: Game, *args: Any, **kwargs: Any) -> None:
+        if "version" in (kwargs.get("update_fields") or ()):
+            raise OperationalError("server closed the connection unexpectedly")
+        save(self, *args, **kwargs)
+
+    monkeypatch.setattr(Game, "save", failing)
+
+
+async def test_a_database_failure_mid_action_writes_nothing_and_the_player_may_retry(
+    connect, monkeypatch, caplog
+):
+    game = await rolled_game()
+    ana = await connect(game.token, "ana", lang="es")
+    bo = await connect(game.token, "bo")
+    version = (await ana.table())["version"]
+    await bo.table()
+    before = await rows(game)
+    fail_when_the_version_is_bumped(monkeypatch)
+    await ana.send({"action": "score", "version": version, "category": "choice"})
+    error = await ana.error()
+    with translation.override("es"):
+        assert error == {
+            "type": "error",
+            "code": "unavailable",
+            "message": error_message("unavailable"),
+        }
+    assert await rows(game) == before, "a failed action left rows behind"
+    assert await bo.silent(), "a change that never committed was pushed"
+    monkeypatch.undo()
+    # The same action at the same version goes through once the database is back.
+    await ana.send({"action": "score", "version": version, "category": "choice"})
+    assert (await ana.table_at(version + 1))["state"]["seats"][0]["boxes"].keys() == {"choice"}
+    assert (await rows(game))[3:] == (before[3] + 1, before[4] + 1)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_a_database_failure_on_sync_is_answered_not_crashed(connect, monkeypatch, caplog):
+    game = await rolled_game()
+    ana = await connect(game.token, "ana")
+    await ana.table()
+
+    def down(*args: object) -> None:
+        raise OperationalError("could not connect to server")
+
+    monkeypatch.setattr(consumers, "game_snapshot", down)
+    await ana.send({"action": "sync"})
+    assert (await ana.error())["code"] == "unavailable"
+    monkeypatch.undo()
+    await ana.send({"action": "sync"})
+    assert (await ana.table())["version"] == game.version
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_a_database_failure_on_connect_says_try_again_and_closes_with_1013(
+    connect, monkeypatch, caplog
+):
+    game = await rolled_game()
+
+    def down(*args: object) -> None:
+        raise OperationalError("could not connect to server")
+
+    monkeypatch.setattr(consumers, "game_by_token", down)
+    ana = await connect(game.token, "ana", lang="it")
+    error = await ana.error()
+    with translation.override("it"):
+        assert (error["code"], error["message"]) == ("unavailable", error_message("unavailable"))
+    closing = await ana.ws.receive_output(timeout=3)
+    assert (closing["type"], closing["code"]) == ("websocket.close", 1013)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
