@@ -1,0 +1,70 @@
+"""Hostile sockets against live games: property-based, through the real routing.
+
+Hypothesis drives several games at once with random and malicious messages
+from every kind of sender (see tests/security/hostile.py). After every message
+the socket's answer and the database are checked against an oracle built from
+the rules. YACHT_HOSTILE_MESSAGES sets how many messages a run sends at least.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games import consumers
+from tests.security.hostile import Stats, run_crowd
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+MESSAGES = int(os.environ.get("YACHT_HOSTILE_MESSAGES", "10000"))
+STEPS_PER_EXAMPLE = 200
+EXERCISED = [
+    *("bad_json", "bad_message", "too_large", "unknown_action", "bad_hold", "stale_version"),
+    *("not_seated", "not_your_turn", "not_host", "game_over", "rate_limited"),
+]
+
+
+def test_hostile_messages_from_every_kind_of_sender_never_break_a_rule_or_a_row(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Floods are their own step with the production limit; every other socket
+    # may send as fast as the test can, or the run would be rate limited.
+    monkeypatch.setattr(consumers, "RATE_BURST", 10**9)
+    stats = Stats()
+
+    @settings(
+        max_examples=math.ceil(MESSAGES / STEPS_PER_EXAMPLE),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(st.data())
+    def crowd(data: st.DataObject) -> None:
+        run_crowd(data.draw, STEPS_PER_EXAMPLE, stats)
+
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING):
+        crowd()
+    elapsed = time.monotonic() - started
+    print(
+        f"\nhostile sockets: {stats.tried} messages tried, {stats.rejected} rejected, "
+        f"{stats.accepted} accepted, {stats.floods} floods cut off, "
+        f"{stats.tried / elapsed:.0f} messages/s; codes {sorted(stats.codes.items())}"
+    )
+    report = os.environ.get("YACHT_HOSTILE_REPORT")
+    if report:
+        with open(report, "w") as out:
+            json.dump({**stats.__dict__, "seconds": elapsed}, out)
+    assert stats.tried >= MESSAGES
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not errors, [r.getMessage() for r in errors[:5]]
+    # Every kind of refusal was exercised, not just the easy ones.
+    for code in EXERCISED:
+        assert stats.codes.get(code), f"no message was refused with {code}"
+    assert stats.accepted > MESSAGES // 20
