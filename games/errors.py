@@ -27,6 +27,8 @@ MESSAGES = {
     "already_started": _("The game has already started."),
     "game_full": _("Every seat at this game is taken."),
     "bad_name": _("Please give a name of 1 to 24 characters."),
+    "bad_name_characters": _("Names cannot contain control or text-direction characters."),
+    "too_many_games": _("You have created many games in the last hour: please wait a while."),
     "bad_seat_count": _("A game has 1 to 6 seats."),
     "unknown_ruleset": _("There is no such rule set."),
     # transport

@@ -4,6 +4,7 @@ that pages and pushes are rendered from."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from games import rules
@@ -14,6 +15,13 @@ Snapshot = dict[str, Any]
 
 def game_by_token(token: str) -> Game | None:
     return Game.objects.filter(token=token).first()
+
+
+def games_hosted_since(guest_id: str, since: datetime) -> int:
+    """Games this guest created from the home page (rematches aside) since ``since``."""
+    return Player.objects.filter(
+        guest_id=guest_id, order=0, game__created_at__gte=since, game__rematch_of__isnull=True
+    ).count()
 
 
 def game_players(game: Game) -> list[Player]:

@@ -9,6 +9,7 @@ nobody hears of a change that could still roll back.
 from __future__ import annotations
 
 import secrets
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,10 +26,21 @@ from games.selectors import game_players, game_state, snapshot
 _unseeded_dice = secrets.SystemRandom()
 
 
+# Marks that reorder or hide text: in a name they could make the scoreboard
+# lie about who is who.
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
 def clean_name(name: str) -> str:
     cleaned = " ".join(str(name).split())
     if not cleaned or len(cleaned) > NAME_MAX_LENGTH:
         raise GameError("bad_name")
+    if any(
+        c in _BIDI_CONTROLS or unicodedata.category(c) in ("Cc", "Cs", "Co", "Cn") for c in cleaned
+    ):
+        raise GameError("bad_name_characters")
     return cleaned
 
 

@@ -3,6 +3,7 @@ websocket; pages only create, join and show."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -12,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import select_template
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import get_language, get_language_from_path
 from django.views import i18n
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -25,16 +26,23 @@ from games.labels import RULESET_NAMES, category_name
 from games.models import Game
 from games.rendering import table_context
 from games.rules import RULESETS, GameError, get_ruleset
-from games.selectors import game_by_token, game_snapshot, seat_of
+from games.selectors import game_by_token, game_snapshot, games_hosted_since, seat_of
 
 
 @require_http_methods(["GET", "POST"])
 def home(request: HttpRequest) -> HttpResponse:
     form = NewGameForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        guest = ensure_guest_id(request.session)
+        # A brake on scripts filling the database from one session; the
+        # service itself stays unlimited for the admin, tests and benchmarks.
+        hour_ago = timezone.now() - timedelta(hours=1)
+        if games_hosted_since(guest, hour_ago) >= settings.YACHT_GAMES_PER_HOUR:
+            form.add_error(None, error_message("too_many_games"))
+            return render(request, "games/home.html", {"form": form}, status=429)
         try:
             game = services.game_create(
-                guest_id=ensure_guest_id(request.session),
+                guest_id=guest,
                 name=form.cleaned_data["name"],
                 seat_count=form.cleaned_data["seats"],
                 ruleset=form.cleaned_data["ruleset"],

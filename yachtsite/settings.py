@@ -34,6 +34,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "yachtsite.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -177,3 +178,21 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("DJANGO_LOG_LEVEL", default="WARNING")},
 }
+
+
+# --- Abuse limits and browser security (kept apart from the tuning above) ---
+# Games one guest session may create per hour before the form refuses.
+YACHT_GAMES_PER_HOUR = env.int("YACHT_GAMES_PER_HOUR", default=20)
+# Failed admin sign-ins allowed per client address and username, per window.
+YACHT_ADMIN_LOGIN_ATTEMPTS = env.int("YACHT_ADMIN_LOGIN_ATTEMPTS", default=5)
+YACHT_ADMIN_LOGIN_WINDOW = 15 * 60
+if REDIS_URL:
+    # The login throttle counts in the cache: with several server processes
+    # it must be one shared count, not one per process.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "yacht",
+        }
+    }
