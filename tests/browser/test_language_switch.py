@@ -56,6 +56,6 @@ def test_switching_language_mid_turn_keeps_the_seat_and_the_dice_and_translates_
     v = version(ana)
     ana.locator("button.box").first.click()
     wait_past(ana, v)
-    expect(ana.get_by_role("heading", name="Torn de Bo")).to_be_visible()
+    expect(ana.get_by_role("heading", name="Ara juga Bo")).to_be_visible()
     wait_past(bo, v)
     expect(bo.get_by_role("heading", name="Your turn")).to_be_visible()

@@ -77,7 +77,7 @@ EXPECTED = {
         "lobby_host": ["Enllaç d'invitació", "Jugadors", "amfitrió", "Comença la partida"],
         "lobby_guest": ["Uneix-te a aquesta partida", "Entra amb aquest nom", "El teu nom"],
         "my_turn": ["El teu torn", "Torna a tirar", "Queden 2 tirades", "Ronda 1 de 12"],
-        "their_turn": ["Torn de Ana", "Queden 2 tirades"],
+        "their_turn": ["Ara juga Ana", "Queden 2 tirades"],
         "end": ["Puntuacions finals", "Revenja", "Ana guanya amb"],
     },
 }
