@@ -33,9 +33,12 @@ MAX_MESSAGE_CHARS = 2048
 # A burst of a few dozen messages, then a handful per second.
 RATE_BURST = 30
 RATE_PER_SECOND = 5.0
-CLOSE_POLICY_VIOLATION = 1008
-# RFC 6455's "try again later": the client's reconnect backoff is the right answer.
-CLOSE_TRY_AGAIN_LATER = 1013
+# Daphne (through autobahn) refuses to send any close code but 1000 and
+# 3000-4999, and drops the reason text: the RFC 6455 codes 1008 (policy
+# violation) and 1013 (try again later) travel as 4008 and 4013, and the
+# error message sent just before the close is the reason people read.
+CLOSE_POLICY_VIOLATION = 4008
+CLOSE_TRY_AGAIN_LATER = 4013
 CLOSE_NO_SUCH_GAME = 4404
 
 

@@ -101,7 +101,7 @@ async def test_a_database_failure_on_sync_is_answered_not_crashed(connect, monke
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
-async def test_a_database_failure_on_connect_says_try_again_and_closes_with_1013(
+async def test_a_database_failure_on_connect_says_try_again_and_closes_with_4013(
     connect, monkeypatch, caplog
 ):
     game = await rolled_game()
@@ -115,5 +115,9 @@ async def test_a_database_failure_on_connect_says_try_again_and_closes_with_1013
     with translation.override("it"):
         assert (error["code"], error["message"]) == ("unavailable", error_message("unavailable"))
     closing = await ana.ws.receive_output(timeout=3)
-    assert (closing["type"], closing["code"]) == ("websocket.close", 1013)
+    assert (closing["type"], closing["code"]) == (
+        "websocket.close",
+        consumers.CLOSE_TRY_AGAIN_LATER,
+    )
+    assert consumers.CLOSE_TRY_AGAIN_LATER == 4013
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]

@@ -1,4 +1,4 @@
-"""Per-socket limits: a flood is cut off with 1008 and a reason while the
+"""Per-socket limits: a flood is cut off with 4008 after a clear error while the
 game's other sockets play on; oversize frames are refused; names in pushes
 are text."""
 
@@ -24,7 +24,7 @@ def started(host_name: str = "Ana") -> Game:
     return game
 
 
-async def test_a_flood_closes_that_socket_with_1008_and_a_reason_and_no_other(connect):
+async def test_a_flood_closes_that_socket_with_4008_after_saying_why_and_no_other(connect):
     game = await started()
     flooder = await connect(game.token, "bo")
     other_tab = await connect(game.token, "bo")
@@ -44,7 +44,7 @@ async def test_a_flood_closes_that_socket_with_1008_and_a_reason_and_no_other(co
     answers = [json.loads(o["text"]) for o in outputs[:-1]]
     assert sum(a["type"] == "table" for a in answers) >= consumers.RATE_BURST
     assert answers[-2:][0]["code"] == "rate_limited" or answers[-1]["code"] == "rate_limited"
-    assert outputs[-1]["code"] == consumers.CLOSE_POLICY_VIOLATION
+    assert outputs[-1]["code"] == consumers.CLOSE_POLICY_VIOLATION == 4008
     assert outputs[-1]["reason"]
     # The player's other tab, the opponent and the spectator are untouched.
     await ana.send({"action": "roll", "version": game.version, "hold": []})
