@@ -1,0 +1,207 @@
+"""Races: the same action at the same version from several places at the same
+instant is applied exactly once; two guests taking the last seat at once get
+one seat between them. Real threads on the service (each with its own
+database connection), and real daphne processes for the socket path."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.db import connection
+from websockets.asyncio.client import ClientConnection, connect
+
+from games import rules, services
+from games.models import Game, Move, Player
+from games.rules import GameError, Roll, Score
+from games.selectors import game_players, game_state
+from tests.consumers.conftest import guest_cookie
+from tests.live import DaphneProcess
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def at_once(count: int, work: Callable[[int], Any]) -> list[Any]:
+    """Run ``work(i)`` in ``count`` threads released together; results or errors."""
+    gate = threading.Barrier(count)
+    results: list[Any] = [None] * count
+
+    def run(i: int) -> None:
+        try:
+            gate.wait()
+            results[i] = work(i)
+        except Exception as error:
+            results[i] = error
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return results
+
+
+def next_legal(game: Game) -> rules.Action:
+    """Roll until the third roll, then score the first open box."""
+    state = game_state(game, game_players(game))
+    if state.rolls < rules.MAX_ROLLS:
+        return Roll(frozenset({0, 1}) if state.rolls else frozenset())
+    return Score(state.allowed_boxes()[0])
+
+
+@pytest.mark.parametrize("senders", [2, 4])
+def test_the_same_action_at_the_same_version_at_once_is_applied_exactly_once(senders):
+    game = services.game_create(guest_id="ana", name="Ana", seat_count=1)
+    services.game_start(token=game.token, guest_id="ana")
+    rounds = 0
+    while True:
+        game.refresh_from_db()
+        if game.status == Game.Status.FINISHED:
+            break
+        version, moves = game.version, Move.objects.filter(game=game).count()
+        action = next_legal(game)
+        results = at_once(
+            senders,
+            lambda _i, v=version, a=action: services.game_act(
+                token=game.token, guest_id="ana", version=v, action=a
+            ),
+        )
+        applied = [r for r in results if isinstance(r, Game)]
+        refused = [r for r in results if not isinstance(r, Game)]
+        assert len(applied) == 1, results
+        game.refresh_from_db()
+        # Once the last box is filled, the game being over is what a late copy hears.
+        late = "game_over" if game.status == Game.Status.FINISHED else "stale_version"
+        assert all(isinstance(r, GameError) and r.code == late for r in refused), refused
+        assert game.version == version + 1
+        assert Move.objects.filter(game=game).count() == moves + 1
+        rounds += 1
+    assert rounds == 12 * 4  # every turn: three rolls and a score, each raced
+
+
+LATECOMERS = ["cy", "di", "ed"]
+
+
+def test_two_guests_taking_the_last_seat_at_once_get_one_seat_between_them():
+    for _ in range(20):
+        game = services.game_create(guest_id="ana", name="Ana", seat_count=3)
+        services.game_join(token=game.token, guest_id="bo", name="Bo")
+        results = at_once(
+            len(LATECOMERS),
+            lambda i, token=game.token: services.game_join(
+                token=token, guest_id=LATECOMERS[i], name=LATECOMERS[i].title()
+            ),
+        )
+        seated = [r for r in results if isinstance(r, Player)]
+        refused = [r for r in results if not isinstance(r, Player)]
+        assert len(seated) == 1, results
+        assert all(isinstance(r, GameError) and r.code == "game_full" for r in refused), refused
+        players = list(Player.objects.filter(game=game).order_by("order"))
+        assert [p.order for p in players] == [0, 1, 2]
+        assert players[2].guest_id == seated[0].guest_id
+        game.refresh_from_db()
+        assert game.version == 3
+
+
+@pytest.fixture
+def two_servers(transactional_db: None) -> Iterator[tuple[DaphneProcess, DaphneProcess]]:
+    servers = (DaphneProcess().start(), DaphneProcess().start())
+    yield servers
+    for server in servers:
+        server.stop()
+
+
+async def socket_to(server: DaphneProcess, token: str, cookie: str) -> ClientConnection:
+    return await connect(
+        f"ws://127.0.0.1:{server.port}/ws/g/{token}/",
+        origin=server.url,  # type: ignore[arg-type]
+        additional_headers={"Cookie": cookie},
+        open_timeout=20,
+    )
+
+
+class Tab:
+    """A socket whose every message is collected as it arrives."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.messages: list[dict[str, Any]] = []
+        self.reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        async for text in self.ws:
+            self.messages.append(json.loads(text))
+
+    def shown(self) -> int:
+        return max((m["version"] for m in self.messages if m["type"] == "table"), default=0)
+
+    async def until_shown(self, version: int) -> None:
+        for _ in range(400):
+            if self.shown() >= version:
+                assert self.shown() == version, self.messages[-3:]
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"never shown version {version}: {self.messages[-3:]}")
+
+    async def close(self) -> None:
+        await self.ws.close()
+        await self.reader
+
+
+@pytest.mark.live
+def test_two_tabs_on_two_server_processes_sending_one_action_at_once_apply_it_once(two_servers):
+    game = services.game_create(guest_id="ana", name="Ana", seat_count=1)
+    services.game_start(token=game.token, guest_id="ana")
+    game.refresh_from_db()
+    cookie = guest_cookie("ana")
+
+    async def play() -> list[dict[str, Any]]:
+        tabs = [Tab(await socket_to(server, game.token, cookie)) for server in two_servers]
+        version = game.version
+        for tab in tabs:
+            await tab.until_shown(version)
+        for _turn in range(12):
+            for step in range(3):
+                message: dict[str, Any] = {"action": "roll", "version": version, "hold": []}
+                if step == 2:
+                    state = await asyncio.to_thread(game_state_of, game.token)
+                    category = state.allowed_boxes()[0]
+                    message = {"action": "score", "version": version, "category": category}
+                await asyncio.gather(*(tab.ws.send(json.dumps(message)) for tab in tabs))
+                version += 1
+                for tab in tabs:
+                    await tab.until_shown(version)
+                assert await asyncio.to_thread(version_of, game.token) == version
+        await asyncio.sleep(0.5)  # any late refusal arrives
+        for tab in tabs:
+            await tab.close()
+        return [m for tab in tabs for m in tab.messages if m["type"] == "error"]
+
+    errors = asyncio.run(play())
+    # Each of the 36 actions was sent twice at once: one applied, one refused
+    # as stale (the very last one: as coming after the end).
+    assert sorted(e["code"] for e in errors) == ["game_over"] + ["stale_version"] * 35
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    assert Move.objects.filter(game=game).count() == game.version
+
+
+def game_state_of(token: str) -> rules.GameState:
+    game = Game.objects.get(token=token)
+    try:
+        return game_state(game, game_players(game))
+    finally:
+        connection.close()
+
+
+def version_of(token: str) -> int:
+    try:
+        return Game.objects.get(token=token).version
+    finally:
+        connection.close()
