@@ -7,6 +7,8 @@ The message format is documented in docs/protocol.md.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -18,12 +20,12 @@ from django.conf import settings
 from django.db import DatabaseError
 from django.utils import translation
 
-from games import services
+from games import botplay, services
 from games.broadcast import group_name
 from games.errors import error_message
 from games.guests import guest_id_of
 from games.models import Game
-from games.rendering import table_message
+from games.rendering import hint_message, table_message
 from games.rules import DICE, GameError, Roll, Score
 from games.selectors import Snapshot, game_by_token, game_snapshot, seat_of
 
@@ -35,10 +37,12 @@ RATE_BURST = 30
 RATE_PER_SECOND = 5.0
 # Daphne (through autobahn) refuses to send any close code but 1000 and
 # 3000-4999, and drops the reason text: the RFC 6455 codes 1008 (policy
-# violation) and 1013 (try again later) travel as 4008 and 4013, and the
+# violation), 1013 (try again later) and 1001 (going away) travel as 4008,
+# 4013 and 4001, and the
 # error message sent just before the close is the reason people read.
 CLOSE_POLICY_VIOLATION = 4008
 CLOSE_TRY_AGAIN_LATER = 4013
+CLOSE_GOING_AWAY = 4001
 CLOSE_NO_SUCH_GAME = 4404
 
 
@@ -76,7 +80,7 @@ def parse_action(text: str) -> dict[str, Any]:
     if not isinstance(message, dict):
         raise BadMessage("bad_message")
     action = message.get("action")
-    if action not in ("roll", "score", "start", "rematch", "sync"):
+    if action not in ACTIONS:
         raise BadMessage("unknown_action")
     version = message.get("version")
     if action in ("roll", "score", "start") and (
@@ -98,7 +102,31 @@ def parse_action(text: str) -> dict[str, Any]:
         if not isinstance(category, str):
             raise BadMessage("bad_message")
         parsed["category"] = category
+    elif action == "add_bot":
+        level = message.get("level")
+        if not isinstance(level, str):
+            raise BadMessage("bad_message")
+        parsed["level"] = level
+    elif action in ("remove_bot", "hand_to_bot"):
+        seat = message.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool):
+            raise BadMessage("bad_message")
+        parsed["seat"] = seat
     return parsed
+
+
+ACTIONS = (
+    "roll",
+    "score",
+    "start",
+    "rematch",
+    "sync",
+    "add_bot",
+    "remove_bot",
+    "hand_to_bot",
+    "take_back",
+    "hint",
+)
 
 
 class GameConsumer(AsyncWebsocketConsumer):
@@ -114,13 +142,14 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.language = self._language()
         self.bucket = TokenBucket(RATE_BURST, RATE_PER_SECOND)
         self.shown_version = 0
+        # Accept before touching the database: a database that is slow to
+        # refuse (a pool waiting out its timeout) must not outlast daphne's
+        # handshake timeout, or the client gets a dropped line and no reason.
+        await self.accept()
         try:
             await self._open()
         except DatabaseError:
-            # Without a database there is no table to show: say why in words
-            # rather than dropping the socket with a bare 1011.
             log.warning("database unavailable on connect to game %s", self.token, exc_info=True)
-            await self.accept()
             await self.send_error("unavailable", resync=False)
             await self.close(code=CLOSE_TRY_AGAIN_LATER)
 
@@ -129,15 +158,27 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.guest = await database_sync_to_async(guest_id_of)(self.scope.get("session"))
         found = await database_sync_to_async(game_by_token)(self.token)
         if found is None:
-            await self.accept()
             await self.close(code=CLOSE_NO_SUCH_GAME)
             return
         # Join the group before reading the state, so no push can fall between.
         self.group = group_name(self.token)
         await self.channel_layer.group_add(self.group, self.channel_name)
         snap, self.seat = await database_sync_to_async(self._load)()
-        await self.accept()
         await self._show(snap)
+        # A bot whose step was lost with a restarted process moves again now.
+        botplay.remember_loop(asyncio.get_running_loop())
+        botplay.schedule(snap)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except asyncio.CancelledError:
+            # Daphne cancels every consumer when it is stopped (SIGTERM). Say
+            # goodbye with a close frame, so clients reconnect at once instead
+            # of waiting on a dead line; closing twice is harmless.
+            with contextlib.suppress(Exception):
+                await send({"type": "websocket.close", "code": CLOSE_GOING_AWAY})
+            raise
 
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "group"):
@@ -167,6 +208,16 @@ class GameConsumer(AsyncWebsocketConsumer):
             if message["action"] == "sync":
                 await self.send_fresh_table(force=True)
                 return
+            if message["action"] == "hint":
+                try:
+                    advice = await database_sync_to_async(services.game_hint)(
+                        token=self.token, guest_id=self.guest
+                    )
+                except GameError as error:
+                    await self.send_error(error.code, resync=False)
+                    return
+                await self.send(text_data=json.dumps(hint_message(advice, self.language)))
+                return
             try:
                 await database_sync_to_async(self.perform)(message)
             except GameError as error:
@@ -182,6 +233,14 @@ class GameConsumer(AsyncWebsocketConsumer):
             services.game_start(token=self.token, guest_id=self.guest, version=message["version"])
         elif action == "rematch":
             services.game_rematch(token=self.token, guest_id=self.guest)
+        elif action == "add_bot":
+            services.game_add_bot(token=self.token, guest_id=self.guest, level=message["level"])
+        elif action == "remove_bot":
+            services.game_remove_bot(token=self.token, guest_id=self.guest, seat=message["seat"])
+        elif action == "hand_to_bot":
+            services.game_hand_to_bot(token=self.token, guest_id=self.guest, seat=message["seat"])
+        elif action == "take_back":
+            services.game_take_back(token=self.token, guest_id=self.guest)
         else:
             move = Roll(message["hold"]) if action == "roll" else Score(message["category"])
             services.game_act(

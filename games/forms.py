@@ -37,6 +37,26 @@ class NewGameForm(forms.Form):
         widget=forms.RadioSelect,
     )
 
+    opponents = forms.ChoiceField(
+        label=_("Opponents"),
+        choices=[
+            ("", _("Friends, from the invite link")),
+            ("beginner", _("Bots: beginner")),
+            ("solid", _("Bots: solid player")),
+            ("perfect", _("Bots: perfect player")),
+        ],
+        required=False,
+        help_text=_("You can also add or remove bots in the lobby."),
+    )
+    hints = forms.BooleanField(
+        label=_("Allow hints"),
+        required=False,
+        help_text=_(
+            "Players may ask the advisor what each choice is worth. Everyone sees that "
+            "hints are on."
+        ),
+    )
+
     def ruleset_blurbs(self) -> list[tuple[str, object, object]]:
         return [(key, RULESET_NAMES[key], RULESET_BLURBS[key]) for key in RULESETS]
 

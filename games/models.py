@@ -12,6 +12,11 @@ from django.utils.translation import gettext_lazy as _
 
 from games.rules import DEFAULT_RULESET, RULESETS
 
+BOT_LEVELS = [
+    ("beginner", _("Beginner")),
+    ("solid", _("Solid")),
+    ("perfect", _("Perfect")),
+]
 RULESET_CHOICES = [(key, key) for key in RULESETS]
 MAX_SEATS = 6
 NAME_MAX_LENGTH = 24
@@ -50,6 +55,12 @@ class Game(models.Model):
     seed_commitment = models.CharField(
         _("seed commitment"), max_length=64, blank=True, editable=False
     )
+    hints = models.BooleanField(
+        _("hints"),
+        default=False,
+        help_text=_("Players may ask the advisor for the value of each choice."),
+    )
+    acted_at = models.DateTimeField(_("last action"), null=True, blank=True)
     rematch = models.OneToOneField(
         "self",
         verbose_name=_("rematch"),
@@ -86,6 +97,9 @@ class Player(models.Model):
     order = models.PositiveSmallIntegerField(_("seat"))
     name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH)
     guest_id = models.CharField(_("guest"), max_length=64, blank=True, db_index=True)
+    # A bot seat has no guest. On a person's seat a level here means a bot
+    # is standing in while they are away; they can take the seat back.
+    bot = models.CharField(_("bot"), max_length=10, choices=BOT_LEVELS, blank=True)
     # The same English word names the move "joined"; other languages need two.
     joined_at = models.DateTimeField(pgettext_lazy("when", "joined"), auto_now_add=True)
 

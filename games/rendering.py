@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games.labels import category_name, ruleset_name
+from games.models import BOT_LEVELS
 from games.rules import MAX_ROLLS, UPPER_KEYS
 from games.selectors import Snapshot
 
@@ -84,6 +86,10 @@ def announcement(snap: Snapshot, me: int | None) -> str:
         parts.append(_("%(name)s joined the game.") % {"name": who})
     elif kind == "start":
         parts.append(_("The game has started."))
+    elif kind == "stand_in":
+        parts.append(_("A bot is playing for %(name)s until they return.") % {"name": who})
+    elif kind == "take_back":
+        parts.append(_("%(name)s is back.") % {"name": who})
     elif kind == "roll":
         dice = ", ".join(str(d) for d in last["dice"])
         parts.append(_("%(name)s rolled %(dice)s.") % {"name": who, "dice": dice})
@@ -141,6 +147,19 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         for seat in snap["seats"]
     ]
     current = next((s for s in seats if s["is_current"]), None)
+    mine = next((s for s in seats if s["is_me"]), None)
+    # Another person whose turn has stalled: the others may let a bot stand in.
+    absent_from = None
+    if (
+        playing
+        and mine is not None
+        and current is not None
+        and current["person"]
+        and not current["bot"]
+        and not current["is_me"]
+        and snap["acted_at"] is not None
+    ):
+        absent_from = snap["acted_at"] + settings.YACHT_ABSENT_AFTER
     return {
         "snap": snap,
         "me": me,
@@ -157,6 +176,11 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "has_extra_bonus": any(s["extra_bonus"] for s in snap["seats"]),
         "result": result_sentence(snap) if snap["status"] == "finished" else "",
         "free_seats": range(snap["seat_count"] - len(snap["seats"])),
+        "stood_in": bool(mine and mine["bot"]),
+        "absent_from": absent_from,
+        "absent_after": settings.YACHT_ABSENT_AFTER,
+        "bot_levels": BOT_LEVELS,
+        "can_hint": my_turn and snap["hints"] and snap["rolls_used"] > 0,
     }
 
 
@@ -173,3 +197,59 @@ def table_message(snap: Snapshot, me: int | None, language: str) -> dict[str, An
             "rematch": snap["rematch"],
             "state": snap,
         }
+
+
+def hint_message(advice: dict[str, Any], language: str) -> dict[str, Any]:
+    """The advisor's answer, for the player who asked only."""
+    with translation.override(language):
+        rows = [
+            {**row, "name": category_name(advice["ruleset"], row["category"])}
+            for row in advice["boxes"]
+        ]
+        html = render_to_string(
+            "games/partials/hint.html", {"advice": advice, "boxes": rows, "holds": advice["holds"]}
+        )
+    return {"type": "hint", "version": advice["version"], "html": html}
+
+
+def review_rows(ruleset: str, seat: Any) -> dict[str, Any]:
+    """One seat's review as the template shows it, with a cumulative-cost chart."""
+    decisions = []
+    running = 0.0
+    points = []
+    for index, decision in enumerate(seat.decisions):
+        running += decision.cost
+        points.append((index, running))
+        decisions.append(
+            {
+                "round": decision.round,
+                "dice": decision.dice,
+                "chosen": _choice(ruleset, decision.chosen),
+                "best": _choice(ruleset, decision.best),
+                "cost": decision.cost,
+                "mistake": decision in seat.costly,
+            }
+        )
+    width, height = 600, 160
+    top = max(running, 1.0)
+    span = max(len(points) - 1, 1)
+    polyline = " ".join(
+        f"{x * width / span:.1f},{height - y * height / top:.1f}" for x, y in points
+    )
+    return {
+        "order": seat.order,
+        "name": seat.name,
+        "cost": seat.cost,
+        "decisions": decisions,
+        "mistakes": len(seat.costly),
+        "chart": {"width": width, "height": height, "points": polyline, "top": top},
+    }
+
+
+def _choice(ruleset: str, choice: tuple[str, Any]) -> str:
+    kind, what = choice
+    if kind == "score":
+        return _("score %(box)s") % {"box": category_name(ruleset, what)}
+    if not what:
+        return _("reroll all five")
+    return _("hold %(dice)s and roll") % {"dice": " ".join(str(d) for d in what)}

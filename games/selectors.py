@@ -69,6 +69,9 @@ def snapshot(
             {
                 "order": p.order,
                 "name": p.name,
+                # A level: a bot's seat, or a person's seat a bot keeps for now.
+                "bot": p.bot,
+                "person": bool(p.guest_id),
                 "boxes": dict(card.boxes),
                 "upper": t.upper,
                 "upper_bonus": t.upper_bonus,
@@ -83,6 +86,8 @@ def snapshot(
         "status": game.status,
         "ruleset": game.ruleset,
         "seat_count": game.seat_count,
+        "hints": game.hints,
+        "acted_at": game.acted_at.timestamp() if game.acted_at else None,
         "categories": list(ruleset.category_keys),
         "upper_bonus_threshold": ruleset.upper_bonus_threshold,
         "current_seat": game.current_seat if playing else None,

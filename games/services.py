@@ -8,17 +8,19 @@ nobody hears of a change that could still roll back.
 
 from __future__ import annotations
 
+import random
 import secrets
 import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games import rules
+from games import botplay, rules
 from games.broadcast import push_snapshot
-from games.models import MAX_SEATS, NAME_MAX_LENGTH, Game, Move, Player, ScoreEntry
+from games.models import BOT_LEVELS, MAX_SEATS, NAME_MAX_LENGTH, Game, Move, Player, ScoreEntry
 from games.rules import GameError, fairness
 from games.selectors import game_players, game_state, snapshot
 
@@ -73,11 +75,18 @@ def _commit(
     fields: Sequence[str],
     last: dict[str, Any],
 ) -> None:
-    """Bump the version, save, and push the new snapshot once committed."""
+    """Bump the version, save, and push the new snapshot once committed
+    (then, if a bot is to move, schedule its step)."""
     game.version += 1
-    game.save(update_fields=[*fields, "version"])
+    game.acted_at = timezone.now()
+    game.save(update_fields=[*fields, "version", "acted_at"])
     snap = snapshot(game, players, state, last)
-    transaction.on_commit(lambda: push_snapshot(snap))
+
+    def announce() -> None:
+        push_snapshot(snap)
+        botplay.schedule(snap)
+
+    transaction.on_commit(announce)
 
 
 def game_create(
@@ -86,19 +95,87 @@ def game_create(
     name: str,
     seat_count: int = 2,
     ruleset: str = rules.DEFAULT_RULESET,
+    hints: bool = False,
+    bot_level: str = "",
 ) -> Game:
+    """A new game in its lobby, the creator in seat 1 as host.
+
+    With ``bot_level``, every other seat is filled with a bot of that level.
+    """
     name = clean_name(name)
     if ruleset not in rules.RULESETS:
         raise GameError("unknown_ruleset")
     if not 1 <= seat_count <= MAX_SEATS:
         raise GameError("bad_seat_count")
+    if bot_level and bot_level not in _BOT_LEVELS:
+        raise GameError("unknown_bot")
     with transaction.atomic():
         game = Game.objects.create(
-            ruleset=ruleset, seat_count=seat_count, version=1, **_fair_seed()
+            ruleset=ruleset,
+            seat_count=seat_count,
+            hints=hints,
+            version=1,
+            acted_at=timezone.now(),
+            **_fair_seed(),
         )
         host = Player.objects.create(game=game, order=0, name=name, guest_id=guest_id)
         Move.objects.create(game=game, player=host, version=1, kind=Move.Kind.JOIN)
+        if bot_level:
+            for order in range(1, seat_count):
+                Player.objects.create(game=game, order=order, name=_bot_name(order), bot=bot_level)
     return game
+
+
+_BOT_LEVELS = {key for key, _label in BOT_LEVELS}
+_BOT_NAMES = ("Ada", "Blaise", "Carl", "Dora", "Emmy", "Fermat")
+
+
+def _bot_name(order: int) -> str:
+    return _BOT_NAMES[order % len(_BOT_NAMES)]
+
+
+def game_add_bot(*, token: str, guest_id: str, level: str) -> Player:
+    """The host fills the next free seat with a bot, before the start."""
+    if level not in _BOT_LEVELS:
+        raise GameError("unknown_bot")
+    with transaction.atomic():
+        game = _locked(token)
+        players = game_players(game)
+        _require_host(players, guest_id)
+        if game.status != Game.Status.LOBBY:
+            raise GameError("already_started")
+        if len(players) >= game.seat_count:
+            raise GameError("game_full")
+        bot = Player.objects.create(
+            game=game, order=len(players), name=_bot_name(len(players)), bot=level
+        )
+        _commit(game, [*players, bot], None, fields=[], last={"kind": "join", "seat": bot.order})
+    return bot
+
+
+def game_remove_bot(*, token: str, guest_id: str, seat: int) -> None:
+    """The host takes a bot off its seat before the start; later seats move up."""
+    with transaction.atomic():
+        game = _locked(token)
+        players = game_players(game)
+        _require_host(players, guest_id)
+        if game.status != Game.Status.LOBBY:
+            raise GameError("already_started")
+        target = next((p for p in players if p.order == seat), None)
+        if target is None or target.guest_id or not target.bot:
+            raise GameError("not_a_bot")
+        target.delete()
+        remaining = [p for p in players if p.order != seat]
+        for order, player in enumerate(remaining):
+            if player.order != order:
+                player.order = order
+                player.save(update_fields=["order"])
+        _commit(game, remaining, None, fields=[], last={"kind": "leave"})
+
+
+def _require_host(players: Sequence[Player], guest_id: str) -> None:
+    if not guest_id or players[0].guest_id != guest_id:
+        raise GameError("not_host")
 
 
 def game_join(*, token: str, guest_id: str, name: str) -> Player:
@@ -174,44 +251,126 @@ def game_act(
             raise GameError("not_seated")
         if version != game.version:
             raise GameError("stale_version")
-        before = game_state(game, players)
-        dice = rng if rng is not None else _dice_for(game, action)
-        after = rules.apply(before, seat.order, action, dice)
-        move = Move(game=game, player=seat, version=game.version + 1)
-        if isinstance(action, rules.Roll):
-            move.kind = Move.Kind.ROLL
-            move.held = sorted(after.held)
-            move.dice = list(after.dice)
-        else:
-            card = after.cards[seat.order]
-            points = card.boxes[action.category]
-            bonus = card.extra_bonus - before.cards[seat.order].extra_bonus
-            ScoreEntry.objects.create(
-                player=seat, category=action.category, points=points, extra_bonus=bonus
-            )
-            move.kind = Move.Kind.SCORE
-            move.dice = list(before.dice)
-            move.category = action.category
-            move.points = points + bonus
-        move.save()
-        last = {
-            "kind": move.kind,
-            "seat": seat.order,
-            "dice": move.dice,
-            "held": move.held,
-            "category": move.category,
-            "points": move.points,
-        }
-        game.current_seat = after.current
-        game.dice = list(after.dice)
-        game.held = sorted(after.held)
-        game.rolls_used = after.rolls
-        fields = ["current_seat", "dice", "held", "rolls_used"]
-        if after.finished:
-            game.status = Game.Status.FINISHED
-            game.finished_at = timezone.now()
-            fields += ["status", "finished_at"]
-        _commit(game, players, after, fields=fields, last=last)
+        if seat.bot:
+            # Acting takes the seat back from the bot that kept it.
+            seat.bot = ""
+            seat.save(update_fields=["bot"])
+        _play(game, players, seat, action, rng)
+    return game
+
+
+def _play(
+    game: Game,
+    players: Sequence[Player],
+    seat: Player,
+    action: rules.Action,
+    rng: rules.engine.DiceRoller | None,
+) -> None:
+    """Apply an action of ``seat`` to a locked game, log it and commit it."""
+    before = game_state(game, players)
+    dice = rng if rng is not None else _dice_for(game, action)
+    after = rules.apply(before, seat.order, action, dice)
+    move = Move(game=game, player=seat, version=game.version + 1)
+    if isinstance(action, rules.Roll):
+        move.kind = Move.Kind.ROLL
+        move.held = sorted(after.held)
+        move.dice = list(after.dice)
+    else:
+        card = after.cards[seat.order]
+        points = card.boxes[action.category]
+        bonus = card.extra_bonus - before.cards[seat.order].extra_bonus
+        ScoreEntry.objects.create(
+            player=seat, category=action.category, points=points, extra_bonus=bonus
+        )
+        move.kind = Move.Kind.SCORE
+        move.dice = list(before.dice)
+        move.category = action.category
+        move.points = points + bonus
+    move.save()
+    last = {
+        "kind": move.kind,
+        "seat": seat.order,
+        "dice": move.dice,
+        "held": move.held,
+        "category": move.category,
+        "points": move.points,
+    }
+    game.current_seat = after.current
+    game.dice = list(after.dice)
+    game.held = sorted(after.held)
+    game.rolls_used = after.rolls
+    fields = ["current_seat", "dice", "held", "rolls_used"]
+    if after.finished:
+        game.status = Game.Status.FINISHED
+        game.finished_at = timezone.now()
+        fields += ["status", "finished_at"]
+    _commit(game, players, after, fields=fields, last=last)
+
+
+def game_bot_step(*, token: str, version: int) -> Game:
+    """One step of the bot whose turn it is, if the game is still at ``version``."""
+    from games.solver.bots import decide
+
+    with transaction.atomic():
+        game = _locked(token)
+        if game.status != Game.Status.PLAYING:
+            raise GameError("game_over" if game.status == Game.Status.FINISHED else "not_started")
+        if version != game.version:
+            raise GameError("stale_version")
+        players = game_players(game)
+        seat = players[game.current_seat]
+        if not seat.bot:
+            raise GameError("not_your_turn")
+        action = decide(seat.bot, game_state(game, players), _bot_whims)
+        _play(game, players, seat, action, None)
+    return game
+
+
+# The beginner's human mistakes are chosen with this; dice never are.
+_bot_whims = random.Random()
+
+
+def game_hand_to_bot(*, token: str, guest_id: str, seat: int) -> Game:
+    """Another player lets a bot play for a seat whose player has been idle
+    through the grace period; its player can take it back."""
+    with transaction.atomic():
+        game = _locked(token)
+        if game.status != Game.Status.PLAYING:
+            raise GameError("not_started" if game.status == Game.Status.LOBBY else "game_over")
+        players = game_players(game)
+        me = next((p for p in players if guest_id and p.guest_id == guest_id), None)
+        if me is None:
+            raise GameError("not_seated")
+        target = players[game.current_seat]
+        if seat != target.order or target.bot or target == me:
+            raise GameError("not_absent")
+        idle = (timezone.now() - game.acted_at).total_seconds() if game.acted_at else 0
+        if idle < settings.YACHT_ABSENT_AFTER:
+            raise GameError("not_absent")
+        target.bot = STAND_IN_LEVEL
+        target.save(update_fields=["bot"])
+        state = game_state(game, players)
+        _commit(game, players, state, fields=[], last={"kind": "stand_in", "seat": target.order})
+    return game
+
+
+STAND_IN_LEVEL = "solid"
+
+
+def game_take_back(*, token: str, guest_id: str) -> Game:
+    """A player whose seat a bot was keeping takes it back."""
+    with transaction.atomic():
+        game = _locked(token)
+        players = game_players(game)
+        me = next((p for p in players if guest_id and p.guest_id == guest_id), None)
+        if me is None:
+            raise GameError("not_seated")
+        if not me.bot:
+            raise GameError("not_absent")
+        me.bot = ""
+        me.save(update_fields=["bot"])
+        state = game_state(game, players) if game.status != Game.Status.LOBBY else None
+        _commit(game, players, state, fields=[], last={"kind": "take_back", "seat": me.order})
     return game
 
 
@@ -235,10 +394,72 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
             **_fair_seed(),
         )
         Player.objects.bulk_create(
-            Player(game=new, order=p.order, name=p.name, guest_id=p.guest_id) for p in players
+            Player(game=new, order=p.order, name=p.name, guest_id=p.guest_id, bot=p.bot)
+            for p in players
         )
         Move.objects.create(game=new, version=1, kind=Move.Kind.START)
         game.rematch = new
         state = game_state(game, players)
         _commit(game, players, state, fields=["rematch"], last={"kind": "rematch"})
     return new
+
+
+def game_hint(*, token: str, guest_id: str) -> dict[str, Any]:
+    """The advisor, for the player to move in a game with hints on: every hold
+    and every allowed box with its expected final score under optimal play.
+
+    It reads and writes nothing but the solver's table, so it takes no lock.
+    """
+    from games.solver import evaluate_boxes, evaluate_keeps, get_table
+
+    game = Game.objects.filter(token=token).first()
+    if game is None:
+        raise GameError("no_such_game")
+    if not game.hints:
+        raise GameError("hints_off")
+    if game.status != Game.Status.PLAYING:
+        raise GameError("not_started" if game.status == Game.Status.LOBBY else "game_over")
+    players = game_players(game)
+    me = next((p for p in players if guest_id and p.guest_id == guest_id), None)
+    if me is None:
+        raise GameError("not_seated")
+    if me.order != game.current_seat:
+        raise GameError("not_your_turn")
+    if game.rolls_used == 0:
+        raise GameError("must_roll_first")
+    state = game_state(game, players)
+    table = get_table(game.ruleset)
+    card = state.cards[me.order]
+    boxes = evaluate_boxes(table, card, state.dice)
+    holds = (
+        evaluate_keeps(table, card, state.dice, state.rolls)
+        if state.rolls < rules.MAX_ROLLS
+        else []
+    )
+    best = max([*boxes.values(), *(value for _hold, value in holds)])
+    preview = state.preview()
+    return {
+        "version": game.version,
+        "ruleset": game.ruleset,
+        "dice": list(state.dice),
+        "best": best,
+        "boxes": sorted(
+            (
+                {"category": key, "points": preview[key], "value": v, "loss": best - v}
+                for key, v in boxes.items()
+            ),
+            key=lambda row: -row["value"],
+        ),
+        "holds": [
+            {
+                "positions": sorted(hold),
+                "dice": [state.dice[i] for i in sorted(hold)],
+                "value": v,
+                "loss": best - v,
+            }
+            for hold, v in holds[:HINT_HOLDS]
+        ],
+    }
+
+
+HINT_HOLDS = 5

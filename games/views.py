@@ -24,7 +24,8 @@ from games.forms import JoinForm, NewGameForm
 from games.guests import ensure_guest_id
 from games.labels import RULESET_NAMES, category_name
 from games.models import Game
-from games.rendering import table_context
+from games.rendering import review_rows, table_context
+from games.review import game_review
 from games.rules import RULESETS, GameError, get_ruleset
 from games.selectors import game_by_token, game_snapshot, games_hosted_since, seat_of
 
@@ -46,6 +47,8 @@ def home(request: HttpRequest) -> HttpResponse:
                 name=form.cleaned_data["name"],
                 seat_count=form.cleaned_data["seats"],
                 ruleset=form.cleaned_data["ruleset"],
+                hints=form.cleaned_data["hints"],
+                bot_level=form.cleaned_data["opponents"],
             )
         except GameError as error:
             form.add_error(None, error_message(error.code))
@@ -79,6 +82,24 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
         **table_context(snap, me),
     }
     return render(request, "games/game.html", context)
+
+
+@require_GET
+def review_page(request: HttpRequest, token: str) -> HttpResponse:
+    """After the end: each person's decisions priced against optimal play."""
+    game = _game_or_404(token)
+    if game.status != Game.Status.FINISHED:
+        raise Http404(error_message("not_finished"))
+    seats = game_review(game)
+    return render(
+        request,
+        "games/review.html",
+        {
+            "game": game,
+            "ruleset_name": RULESET_NAMES[game.ruleset],
+            "seats": [review_rows(game.ruleset, seat) for seat in seats],
+        },
+    )
 
 
 @require_POST

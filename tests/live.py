@@ -44,6 +44,9 @@ class DaphneProcess:
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
             "DJANGO_DEBUG": "0",
             "PYTHONUNBUFFERED": "1",
+            # Bots pause for people to follow them; tests need no such pause.
+            "YACHT_BOT_PAUSE_MIN": "0.02",
+            "YACHT_BOT_PAUSE_MAX": "0.05",
             **(env or {}),
         }
         self.process: subprocess.Popen[bytes] | None = None
@@ -52,8 +55,16 @@ class DaphneProcess:
     def start(self) -> DaphneProcess:
         self.log.parent.mkdir(exist_ok=True)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port),
-             "yachtsite.asgi:application"],
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "yachtsite.asgi:application",
+            ],
             cwd=ROOT,
             env=self.env,
             stdout=self.log.open("wb"),

@@ -196,3 +196,13 @@ if REDIS_URL:
             "KEY_PREFIX": "yacht",
         }
     }
+
+# --- Bots ---
+# Seconds a bot waits before each roll or score, so people can follow it.
+YACHT_BOT_PAUSE = (
+    env.float("YACHT_BOT_PAUSE_MIN", default=0.6),
+    env.float("YACHT_BOT_PAUSE_MAX", default=1.2),
+)
+# Seconds a player may be idle on their turn before the others may let a bot
+# stand in for them.
+YACHT_ABSENT_AFTER = env.int("YACHT_ABSENT_AFTER", default=60)

@@ -7,6 +7,7 @@
   if (!root) return;
   const table = document.getElementById("table");
   const errorBox = root.querySelector("[data-error]");
+  const hintBox = root.querySelector("[data-hint]");
   const announcer = root.querySelector("[data-announce]");
   const connection = root.querySelector("[data-connection]");
   const connectionText = connection.querySelector(".connection-text");
@@ -62,6 +63,10 @@
       showError(message.message);
       return;
     }
+    if (message.type === "hint") {
+      if (message.version === shown) hintBox.innerHTML = message.html;
+      return;
+    }
     if (message.type !== "table" || message.version < shown) return;
     if (message.rematch) {
       location.assign(location.pathname.replace(/\/g\/[^/]+\//, `/g/${message.rematch}/`));
@@ -73,6 +78,7 @@
     const focused = focusKey(document.activeElement);
     table.innerHTML = message.html;
     if (changed) {
+      hintBox.innerHTML = "";
       holds = new Set(message.state.held);
       clearError();
       if (message.announce) announce(message.announce);
@@ -115,8 +121,19 @@
     const action = button.dataset.action;
     if (action === "roll") send({ action, version: shown, hold: [...holds].sort() });
     else if (action === "score") send({ action, version: shown, category: button.dataset.category });
+    else if (action === "add_bot") send({ action, level: table.querySelector("#bot-level").value });
+    else if (button.dataset.seat) send({ action, seat: Number(button.dataset.seat) });
     else send({ action, version: shown });
   }
+
+  // A stalled turn: the others' "let a bot play" button wakes up when the
+  // grace period is over (the server checks the time again).
+  setInterval(() => {
+    const absent = table.querySelector("[data-absent-from]");
+    if (absent && Date.now() / 1000 >= Number(absent.dataset.absentFrom)) {
+      absent.querySelector("button").disabled = false;
+    }
+  }, 1000);
 
   function showError(text) {
     errorBox.textContent = text;

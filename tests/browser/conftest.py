@@ -11,6 +11,7 @@ SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 
 pytestmark = pytest.mark.browser
 
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if CHROMIUM.exists():
         return

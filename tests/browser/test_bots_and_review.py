@@ -1,0 +1,38 @@
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.test_live_game import version, wait_past
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_person_plays_the_perfect_bot_to_the_end_and_reads_the_review(new_page, screenshot):
+    page = new_page()
+    page.goto("/en/")
+    page.get_by_label("Your name").fill("Ana")
+    page.get_by_label("Seats").select_option("2")
+    page.get_by_label("Opponents").select_option("perfect")
+    page.get_by_label("Allow hints").check()
+    page.get_by_role("button", name="Start a game").click()
+    expect(page.locator(".lobby-seats")).to_contain_text("bot · Perfect")
+    page.get_by_role("button", name="Start the game").click()
+    for turn in range(12):
+        expect(page.get_by_role("heading", name="Your turn")).to_be_visible(timeout=20_000)
+        v = version(page)
+        page.get_by_role("button", name=re.compile("^Roll")).click()
+        wait_past(page, v)
+        if turn == 0:
+            page.get_by_role("button", name="Hint").click()
+            expect(page.locator("[data-hint] .advice")).to_contain_text("Score now")
+            screenshot(page, "hint-desktop")
+        v = version(page)
+        page.locator("button.box").first.click()
+        wait_past(page, v)
+    expect(page.get_by_role("heading", name="Final scores")).to_be_visible(timeout=20_000)
+    page.get_by_role("link", name="Review the game").click()
+    expect(page.get_by_role("heading", name="Ana")).to_be_visible()
+    expect(page.locator(".review-total")).to_contain_text("Expected points given away")
+    assert page.locator(".review-table tbody tr").count() >= 12
+    screenshot(page, "review-desktop")
