@@ -31,6 +31,11 @@ MESSAGES = {
     "too_many_games": _("You have created many games in the last hour: please wait a while."),
     "bad_seat_count": _("A game has 1 to 6 seats."),
     "unknown_ruleset": _("There is no such rule set."),
+    # bots and the advisor
+    "unknown_bot": _("There is no such bot level."),
+    "not_a_bot": _("That seat does not hold a bot."),
+    "not_absent": _("That seat is not idle: a bot can only stand in for a player who is away."),
+    "hints_off": _("Hints are off in this game."),
     # transport
     "bad_json": _("That message was not valid JSON."),
     "bad_message": _("That message was not understood."),
