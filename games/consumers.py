@@ -8,7 +8,6 @@ The message format is documented in docs/protocol.md.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import time
@@ -20,7 +19,7 @@ from django.conf import settings
 from django.db import DatabaseError
 from django.utils import translation
 
-from games import botplay, services
+from games import botplay, services, shutdown
 from games.broadcast import group_name
 from games.errors import error_message
 from games.guests import guest_id_of
@@ -38,8 +37,8 @@ RATE_PER_SECOND = 5.0
 # Daphne (through autobahn) refuses to send any close code but 1000 and
 # 3000-4999, and drops the reason text: the RFC 6455 codes 1008 (policy
 # violation), 1013 (try again later) and 1001 (going away) travel as 4008,
-# 4013 and 4001, and the
-# error message sent just before the close is the reason people read.
+# 4013 and 4001, and the error message sent just before a close is the
+# reason people read.
 CLOSE_POLICY_VIOLATION = 4008
 CLOSE_TRY_AGAIN_LATER = 4013
 CLOSE_GOING_AWAY = 4001
@@ -146,6 +145,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         # refuse (a pool waiting out its timeout) must not outlast daphne's
         # handshake timeout, or the client gets a dropped line and no reason.
         await self.accept()
+        shutdown.track(self, code=CLOSE_GOING_AWAY)
         try:
             await self._open()
         except DatabaseError:
@@ -169,18 +169,8 @@ class GameConsumer(AsyncWebsocketConsumer):
         botplay.remember_loop(asyncio.get_running_loop())
         botplay.schedule(snap)
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        except asyncio.CancelledError:
-            # Daphne cancels every consumer when it is stopped (SIGTERM). Say
-            # goodbye with a close frame, so clients reconnect at once instead
-            # of waiting on a dead line; closing twice is harmless.
-            with contextlib.suppress(Exception):
-                await send({"type": "websocket.close", "code": CLOSE_GOING_AWAY})
-            raise
-
     async def disconnect(self, code: int) -> None:
+        shutdown.untrack(self)
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from django.db import connection
-from websockets.asyncio.client import ClientConnection, connect
 
 from games import rules, services
 from games.models import Game, Move, Player
@@ -21,6 +20,7 @@ from games.rules import GameError, Roll, Score
 from games.selectors import game_players, game_state
 from tests.consumers.conftest import guest_cookie
 from tests.live import DaphneProcess
+from tests.security.livesocket import Tab, socket_to
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -115,43 +115,6 @@ def two_servers(transactional_db: None) -> Iterator[tuple[DaphneProcess, DaphneP
     yield servers
     for server in servers:
         server.stop()
-
-
-async def socket_to(server: DaphneProcess, token: str, cookie: str) -> ClientConnection:
-    return await connect(
-        f"ws://127.0.0.1:{server.port}/ws/g/{token}/",
-        origin=server.url,  # type: ignore[arg-type]
-        additional_headers={"Cookie": cookie},
-        open_timeout=20,
-    )
-
-
-class Tab:
-    """A socket whose every message is collected as it arrives."""
-
-    def __init__(self, ws: ClientConnection) -> None:
-        self.ws = ws
-        self.messages: list[dict[str, Any]] = []
-        self.reader = asyncio.create_task(self._read())
-
-    async def _read(self) -> None:
-        async for text in self.ws:
-            self.messages.append(json.loads(text))
-
-    def shown(self) -> int:
-        return max((m["version"] for m in self.messages if m["type"] == "table"), default=0)
-
-    async def until_shown(self, version: int) -> None:
-        for _ in range(400):
-            if self.shown() >= version:
-                assert self.shown() == version, self.messages[-3:]
-                return
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"never shown version {version}: {self.messages[-3:]}")
-
-    async def close(self) -> None:
-        await self.ws.close()
-        await self.reader
 
 
 @pytest.mark.live

@@ -1,0 +1,195 @@
+"""Real daphne processes failing: killed mid-turn, stopped, or without a
+database. Players reconnect to exactly the last committed state; nothing
+is half-written; clients are told what happened."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from django.db import connection
+
+from games import consumers, rules, services
+from games.errors import error_message
+from games.models import Game, Move
+from games.selectors import game_players, game_state
+from tests.consumers.conftest import guest_cookie
+from tests.live import DaphneProcess
+from tests.security.hostile import replay
+from tests.security.livesocket import Tab
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.live]
+
+
+def committed(token: str) -> tuple[int, list[int], int]:
+    """The stored version, dice and rolls, after checking the Move log replays to them."""
+    try:
+        game = Game.objects.get(token=token)
+        state = game_state(game, game_players(game))
+        assert replay(game) == state, "the Move log does not replay to the stored state"
+        return game.version, list(game.dice), game.rolls_used
+    finally:
+        connection.close()
+
+
+def two_player_game() -> Game:
+    game = services.game_create(guest_id="ana", name="Ana", seat_count=2)
+    services.game_join(token=game.token, guest_id="bo", name="Bo")
+    services.game_start(token=game.token, guest_id="ana")
+    game.refresh_from_db()
+    return game
+
+
+def test_a_server_killed_mid_turn_comes_back_on_its_port_at_the_last_committed_state():
+    game = two_player_game()
+    cookies = {"ana": guest_cookie("ana"), "bo": guest_cookie("bo")}
+    server = DaphneProcess().start()
+
+    async def scenario() -> None:
+        ana = await Tab.open(server, game.token, cookies["ana"])
+        bo = await Tab.open(server, game.token, cookies["bo"])
+        version = game.version
+        await ana.send({"action": "roll", "version": version, "hold": []})
+        for tab in (ana, bo):
+            await tab.until_shown(version + 1)
+        # The second roll and SIGKILL race: it may or may not have committed.
+        await ana.send({"action": "roll", "version": version + 1, "hold": [0, 1]})
+        await asyncio.to_thread(server.kill)
+        await asyncio.wait_for(ana.closed.wait(), 10)
+        await asyncio.wait_for(bo.closed.wait(), 10)
+        assert ana.close_code is None, "a killed server cannot have said goodbye"
+
+        stored_version, dice, rolls = await asyncio.to_thread(committed, game.token)
+        assert stored_version in (version + 1, version + 2)
+        assert rolls == stored_version - version
+
+        restarted = DaphneProcess(port=server.port)
+        await asyncio.to_thread(restarted.start)
+        try:
+            ana = await Tab.open(restarted, game.token, cookies["ana"])
+            bo = await Tab.open(restarted, game.token, cookies["bo"])
+            for tab in (ana, bo):
+                table = await tab.until_shown(stored_version)
+                assert table["state"]["dice"] == dice
+                assert table["state"]["rolls_used"] == rolls
+            # Play goes on from there: Ana scores, Bo takes his turn.
+            category = table["state"]["categories"][0]
+            await ana.send({"action": "score", "version": stored_version, "category": category})
+            await bo.until_shown(stored_version + 1)
+            await bo.send({"action": "roll", "version": stored_version + 1, "hold": []})
+            for tab in (ana, bo):
+                table = await tab.until_shown(stored_version + 2)
+            assert table["state"]["current_seat"] == 1
+            assert table["state"]["seats"][0]["boxes"].keys() == {category}
+            await ana.close()
+            await bo.close()
+        finally:
+            await asyncio.to_thread(restarted.stop)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        server.kill()
+    version, _dice, _rolls = committed(game.token)
+    assert Move.objects.filter(game=game).count() == version
+
+
+def test_a_stopped_server_closes_every_socket_promptly_with_a_close_frame():
+    game = two_player_game()
+    cookies = [guest_cookie(guest) for guest in ("ana", "bo", "")]
+    server = DaphneProcess().start()
+
+    async def scenario() -> tuple[float, list[int | None]]:
+        tabs = [await Tab.open(server, game.token, cookie) for cookie in cookies]
+        for tab in tabs:
+            await tab.until_shown(game.version)
+        started = time.monotonic()
+        assert server.process is not None
+        server.process.terminate()
+        for tab in tabs:
+            await asyncio.wait_for(tab.closed.wait(), 10)
+        return time.monotonic() - started, [tab.close_code for tab in tabs]
+
+    try:
+        elapsed, codes = asyncio.run(scenario())
+    finally:
+        server.stop()
+    # "Going away" (daphne can only send it as 4001): clients reconnect at once.
+    assert codes == [consumers.CLOSE_GOING_AWAY] * 3, codes
+    assert elapsed < 5
+
+
+@pytest.mark.parametrize(
+    "database_url",
+    [
+        pytest.param("postgres://postgres@127.0.0.1:1/yacht", id="postgresql-wrong-port"),
+        pytest.param("sqlite:////proc/no-such-dir/yacht.sqlite3", id="sqlite-unwritable-path"),
+    ],
+)
+def test_without_a_database_a_socket_is_told_to_try_again_and_closed(database_url):
+    cookie = guest_cookie("ana")
+    server = DaphneProcess(env={"DATABASE_URL": database_url}).start()
+
+    async def scenario() -> Tab:
+        tab = await Tab.open(server, "any-game-token", cookie)
+        await asyncio.wait_for(tab.closed.wait(), 40)
+        return tab
+
+    try:
+        tab = asyncio.run(scenario())
+    finally:
+        server.stop()
+    assert [m["code"] for m in tab.messages] == ["unavailable"]
+    assert tab.messages[0]["message"] == error_message("unavailable")
+    assert tab.close_code == 4013
+    log = server.log.read_text()
+    assert "Traceback" not in log.split("database unavailable")[0]
+    assert "Exception inside application" not in log
+
+
+def test_a_restart_mid_game_loses_no_committed_move_across_many_kills():
+    """Kill the server at random moments of a solitaire, many times: every
+    restart shows exactly what was committed, and the log always replays."""
+    game = services.game_create(guest_id="ana", name="Ana", seat_count=1)
+    services.game_start(token=game.token, guest_id="ana")
+    game.refresh_from_db()
+    cookie = guest_cookie("ana")
+    port = DaphneProcess().port
+    kills = 0
+
+    async def scenario() -> None:
+        nonlocal kills
+        server = DaphneProcess(port=port)
+        await asyncio.to_thread(server.start)
+        try:
+            for round_ in range(6):
+                ana = await Tab.open(server, game.token, cookie)
+                version, dice, rolls = await asyncio.to_thread(committed, game.token)
+                table = await ana.until_shown(version)
+                assert (table["state"]["dice"], table["state"]["rolls_used"]) == (dice, rolls)
+                # A burst of legal-looking actions; the kill lands somewhere among them.
+                state = table["state"]
+                for step in range(3):
+                    if state["rolls_used"] + step < rules.MAX_ROLLS:
+                        message = {"action": "roll", "version": version + step, "hold": []}
+                    else:
+                        message = {
+                            "action": "score",
+                            "version": version + step,
+                            "category": next(iter(state["preview"]), "choice"),
+                        }
+                    await ana.send(message)
+                await asyncio.sleep(0.01 * round_)
+                await asyncio.to_thread(server.kill)
+                kills += 1
+                await asyncio.wait_for(ana.closed.wait(), 10)
+                server = DaphneProcess(port=port)
+                await asyncio.to_thread(server.start)
+        finally:
+            await asyncio.to_thread(server.stop)
+
+    asyncio.run(scenario())
+    assert kills == 6
+    version, _dice, _rolls = committed(game.token)
+    assert Move.objects.filter(game=game).count() == version
