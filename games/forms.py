@@ -48,6 +48,11 @@ class NewGameForm(forms.Form):
         required=False,
         help_text=_("You can also add or remove bots in the lobby."),
     )
+    watch = forms.BooleanField(
+        label=_("Just watch"),
+        required=False,
+        help_text=_("Bots take every seat and play while you watch."),
+    )
     hints = forms.BooleanField(
         label=_("Allow hints"),
         required=False,
@@ -56,6 +61,12 @@ class NewGameForm(forms.Form):
             "hints are on."
         ),
     )
+
+    def clean(self) -> dict[str, object]:
+        data = super().clean()
+        if data.get("watch") and not data.get("opponents"):
+            self.add_error("opponents", _("Choose which bots should play."))
+        return data
 
     def ruleset_blurbs(self) -> list[tuple[str, object, object]]:
         return [(key, RULESET_NAMES[key], RULESET_BLURBS[key]) for key in RULESETS]

@@ -97,17 +97,20 @@ def game_create(
     ruleset: str = rules.DEFAULT_RULESET,
     hints: bool = False,
     bot_level: str = "",
+    watch: bool = False,
 ) -> Game:
     """A new game in its lobby, the creator in seat 1 as host.
 
-    With ``bot_level``, every other seat is filled with a bot of that level.
+    With ``bot_level``, every other seat is filled with a bot of that level;
+    with ``watch`` too, bots take every seat and the game starts at once, for
+    its creator and anyone with the link to watch.
     """
     name = clean_name(name)
     if ruleset not in rules.RULESETS:
         raise GameError("unknown_ruleset")
     if not 1 <= seat_count <= MAX_SEATS:
         raise GameError("bad_seat_count")
-    if bot_level and bot_level not in _BOT_LEVELS:
+    if (bot_level or watch) and bot_level not in _BOT_LEVELS:
         raise GameError("unknown_bot")
     with transaction.atomic():
         game = Game.objects.create(
@@ -118,11 +121,27 @@ def game_create(
             acted_at=timezone.now(),
             **_fair_seed(),
         )
-        host = Player.objects.create(game=game, order=0, name=name, guest_id=guest_id)
-        Move.objects.create(game=game, player=host, version=1, kind=Move.Kind.JOIN)
+        players = []
+        if not watch:
+            host = Player.objects.create(game=game, order=0, name=name, guest_id=guest_id)
+            Move.objects.create(game=game, player=host, version=1, kind=Move.Kind.JOIN)
+            players.append(host)
         if bot_level:
-            for order in range(1, seat_count):
+            players += [
                 Player.objects.create(game=game, order=order, name=_bot_name(order), bot=bot_level)
+                for order in range(len(players), seat_count)
+            ]
+        if watch:
+            game.status = Game.Status.PLAYING
+            game.started_at = timezone.now()
+            Move.objects.create(game=game, version=1, kind=Move.Kind.START)
+            _commit(
+                game,
+                players,
+                rules.new_game(ruleset, seat_count),
+                fields=["status", "started_at"],
+                last={"kind": "start"},
+            )
     return game
 
 

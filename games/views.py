@@ -49,6 +49,7 @@ def home(request: HttpRequest) -> HttpResponse:
                 ruleset=form.cleaned_data["ruleset"],
                 hints=form.cleaned_data["hints"],
                 bot_level=form.cleaned_data["opponents"],
+                watch=form.cleaned_data["watch"],
             )
         except GameError as error:
             form.add_error(None, error_message(error.code))

@@ -89,3 +89,15 @@ async def test_a_hint_goes_to_the_player_who_asked_and_no_one_else(connect):
     assert await bo.silent()
     await bo.send({"action": "hint"})
     assert (await bo.error())["code"] == "not_your_turn"
+
+
+async def test_a_spectator_of_a_game_of_only_bots_watches_it_play_to_the_end(connect, quick_bots):
+    game = await sync_to_async(services.game_create)(
+        guest_id="ana", name="Ana", seat_count=2, bot_level="beginner", watch=True
+    )
+    ana = await connect(game.token, "ana")
+    table = await ana.table()
+    assert table["seat"] is None
+    while table["state"]["status"] != "finished":
+        table = await ana.table(timeout=10)
+    assert [len(seat["boxes"]) for seat in table["state"]["seats"]] == [12, 12]

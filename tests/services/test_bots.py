@@ -172,3 +172,15 @@ def test_a_rematch_keeps_the_bots_in_their_seats(rng):
     new = services.game_rematch(token=game.token, guest_id="ana")
     assert [p.bot for p in game_players(new)] == ["", "beginner"]
     assert rules.get_ruleset(new.ruleset).key == "yacht"
+
+
+def test_a_game_of_only_bots_starts_at_once_and_plays_itself_to_the_end():
+    game = services.game_create(
+        guest_id="ana", name="Ana", seat_count=2, bot_level="perfect", watch=True
+    )
+    assert game.status == Game.Status.PLAYING
+    assert [p.guest_id for p in game_players(game)] == ["", ""]
+    game = bots_until_human(game)
+    assert game.status == Game.Status.FINISHED
+    with pytest.raises(GameError, match="unknown_bot"):
+        services.game_create(guest_id="ana", name="Ana", seat_count=2, watch=True)
