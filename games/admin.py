@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
-from django.utils.html import format_html_join
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from games.labels import category_name
@@ -62,6 +63,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "started_at",
         "finished_at",
         "scorecards",
+        "review_link",
     ]
     inlines = [PlayerInline, MoveInline]
 
@@ -88,6 +90,16 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
     def totals(self, game: Game) -> str:
         snap = game_snapshot(game)
         return " / ".join(str(s["total"]) for s in snap["seats"])
+
+    @admin.display(description=_("review"))
+    def review_link(self, game: Game) -> str:
+        if game.status != Game.Status.FINISHED:
+            return "-"
+        return format_html(
+            '<a href="{}">{}</a>',
+            reverse("review", args=[game.token]),
+            _("Decisions against optimal play"),
+        )
 
     @admin.display(description=_("scorecards"))
     def scorecards(self, game: Game) -> str:
