@@ -8,6 +8,7 @@ The message format is documented in docs/protocol.md.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -18,6 +19,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
 from django.utils import translation
+from redis.exceptions import RedisError
 
 from games import botplay, services, shutdown
 from games.broadcast import group_name
@@ -168,6 +170,20 @@ class GameConsumer(AsyncWebsocketConsumer):
         # A bot whose step was lost with a restarted process moves again now.
         botplay.remember_loop(asyncio.get_running_loop())
         botplay.schedule(snap)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except (RedisError, OSError):
+            # The channel layer went away under this socket (Redis restarted):
+            # no push can reach it any more. Say so and close with "try again",
+            # so the client reconnects and resyncs, instead of a bare 1011.
+            log.warning(
+                "channel layer lost for game %s", getattr(self, "token", "?"), exc_info=True
+            )
+            with contextlib.suppress(Exception):
+                await self.send_error("unavailable", resync=False)
+                await self.close(code=CLOSE_TRY_AGAIN_LATER)
 
     async def disconnect(self, code: int) -> None:
         shutdown.untrack(self)

@@ -372,7 +372,7 @@ def hostile_message(draw: st.DrawFn, table: Table, sock: Sock) -> tuple[str | by
         action = draw(
             st.one_of(
                 st.sampled_from(["ROLL", "roll ", "", "join", "teleport", "set_dice", None, 7]),
-                JUNK_TEXT.filter(lambda t: t not in ("roll", "score", "start", "rematch", "sync")),
+                JUNK_TEXT.filter(lambda t: t not in consumers.ACTIONS),
             )
         )
         message = {"action": action, "version": v}

@@ -5,7 +5,14 @@ is half-written; clients are told what happened."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -15,7 +22,7 @@ from games.errors import error_message
 from games.models import Game, Move
 from games.selectors import game_players, game_state
 from tests.consumers.conftest import guest_cookie
-from tests.live import DaphneProcess
+from tests.live import DaphneProcess, free_port
 from tests.security.hostile import replay
 from tests.security.livesocket import Tab
 
@@ -193,3 +200,110 @@ def test_a_restart_mid_game_loses_no_committed_move_across_many_kills():
     assert kills == 6
     version, _dice, _rolls = committed(game.token)
     assert Move.objects.filter(game=game).count() == version
+
+
+class RedisServer:
+    """A redis-server of this test's own, on its own port: never the shared one."""
+
+    def __init__(self, directory: Path) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.pidfile = directory / "redis.pid"
+        self.directory = directory
+
+    def start(self) -> None:
+        subprocess.run(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+             "--save", "", "--appendonly", "no", "--daemonize", "yes",
+             "--dir", str(self.directory), "--pidfile", str(self.pidfile)],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        for _ in range(100):
+            ping = subprocess.run(
+                ["redis-cli", "-p", str(self.port), "ping"], capture_output=True, check=False
+            )
+            if ping.stdout.strip() == b"PONG":
+                return
+            time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self) -> None:
+        if not self.pidfile.exists():
+            return
+        pid = int(self.pidfile.read_text())
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        for _ in range(100):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        self.pidfile.unlink(missing_ok=True)
+
+
+async def reconnect(server: DaphneProcess, token: str, cookie: str) -> Tab:
+    """Reconnect with backoff, as the browser does, until a table arrives.
+
+    Right after a Redis restart the channel layer's pooled connections are
+    stale: the first sockets are told "unavailable" (4013) and try again.
+    """
+    for attempt in range(20):
+        tab = await Tab.open(server, token, cookie)
+        for _ in range(60):
+            if tab.messages or tab.closed.is_set():
+                break
+            await asyncio.sleep(0.05)
+        if tab.messages and tab.messages[0]["type"] == "table":
+            return tab
+        assert not tab.messages or tab.messages[0]["code"] == "unavailable", tab.messages
+        await tab.close()
+        await asyncio.sleep(0.1 * (attempt + 1))
+    raise AssertionError("could not get back into the game after Redis came back")
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed")
+    redis = RedisServer(tmp_path)
+    redis.start()
+    yield redis
+    redis.stop()
+
+
+def test_a_redis_restart_mid_game_says_try_again_and_play_resumes_after_reconnect(own_redis):
+    game = two_player_game()
+    cookies = {"ana": guest_cookie("ana"), "bo": guest_cookie("bo")}
+    server = DaphneProcess(env={"REDIS_URL": own_redis.url}).start()
+
+    async def scenario() -> None:
+        ana = await Tab.open(server, game.token, cookies["ana"])
+        bo = await Tab.open(server, game.token, cookies["bo"])
+        version = game.version
+        await ana.send({"action": "roll", "version": version, "hold": []})
+        for tab in (ana, bo):
+            rolled = await tab.until_shown(version + 1)
+        await asyncio.to_thread(own_redis.stop)
+        for tab in (ana, bo):
+            await asyncio.wait_for(tab.closed.wait(), 10)
+            assert tab.close_code == consumers.CLOSE_TRY_AGAIN_LATER
+            assert tab.messages[-1]["code"] == "unavailable"
+        await asyncio.to_thread(own_redis.start)
+        # The clients come back: the committed roll is there, and pushes flow again.
+        ana = await reconnect(server, game.token, cookies["ana"])
+        bo = await reconnect(server, game.token, cookies["bo"])
+        for tab in (ana, bo):
+            table = await tab.until_shown(version + 1)
+            assert table["state"]["dice"] == rolled["state"]["dice"]
+        await ana.send({"action": "roll", "version": version + 1, "hold": [0]})
+        for tab in (ana, bo):
+            assert (await tab.until_shown(version + 2))["state"]["rolls_used"] == 2
+        await ana.close()
+        await bo.close()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        server.stop()
+    assert "Exception inside application" not in server.log.read_text()

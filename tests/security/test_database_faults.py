@@ -1,5 +1,6 @@
-"""The database failing under a live socket: a clear "try again", no half-written
-action, no traceback for the client and nothing logged at ERROR."""
+"""The database (or the channel layer) failing under a live socket: a clear
+"try again", no half-written action, no traceback for the client and nothing
+logged at ERROR."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.db import OperationalError
 from django.utils import translation
+from redis.exceptions import ConnectionError as RedisConnectionError
 
-from games import consumers, services
+from games import broadcast, consumers, services
 from games.errors import error_message
 from games.models import Game, Move, ScoreEntry
-from games.rules import Roll
+from games.rules import Roll, Score
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -120,4 +122,24 @@ async def test_a_database_failure_on_connect_says_try_again_and_closes_with_4013
         consumers.CLOSE_TRY_AGAIN_LATER,
     )
     assert consumers.CLOSE_TRY_AGAIN_LATER == 4013
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+class DownLayer:
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        raise RedisConnectionError("Connection closed by server.")
+
+
+async def test_a_push_that_cannot_leave_does_not_turn_a_committed_action_into_an_error(
+    monkeypatch, caplog
+):
+    game = await rolled_game()
+    before = await rows(game)
+    monkeypatch.setattr(broadcast, "get_channel_layer", DownLayer)
+    await sync_to_async(services.game_act)(
+        token=game.token, guest_id="ana", version=game.version, action=Score("choice")
+    )
+    after = await rows(game)
+    assert after[0] == before[0] + 1 and after[3:] == (before[3] + 1, before[4] + 1)
+    assert "could not push" in caplog.text
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
