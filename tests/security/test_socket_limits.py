@@ -8,9 +8,11 @@ import json
 
 import pytest
 from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
 
 from games import consumers, services
 from games.models import Game
+from yachtsite.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -96,3 +98,20 @@ async def test_a_hostile_name_reaches_every_push_as_text(connect):
     # The announcement and the state are data, put in the page as text.
     assert push["state"]["seats"][0]["name"] == name
     assert push["announce"].startswith(name)
+
+
+@pytest.mark.parametrize(
+    "origin",
+    [None, b"null", b"http://localhost.evil.example", b"http://127.0.0.1.nip.io", b"file://"],
+)
+async def test_a_socket_without_an_origin_of_this_site_is_refused(origin):
+    # A page on another site (or a sandboxed frame) must not be able to open
+    # a socket riding on the player's cookie.
+    game = await started()
+    headers = [(b"host", b"localhost")]
+    if origin is not None:
+        headers.append((b"origin", origin))
+    communicator = WebsocketCommunicator(application, f"/ws/g/{game.token}/", headers=headers)
+    connected, _ = await communicator.connect()
+    assert not connected
+    await communicator.disconnect()
