@@ -37,7 +37,7 @@ VERSION = "1"
 ENV_DIRECTORY = "YACHT_SOLVER_DIR"
 # States per batch: large enough to amortise numpy's per-call cost, small
 # enough for a batch's (252, states) arrays to stay in cache.
-CHUNK = 512
+CHUNK = 256
 
 
 def default_directory() -> Path:
