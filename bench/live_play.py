@@ -194,22 +194,28 @@ async def run_step(
     go = asyncio.Event()
     window: dict[str, float] = {}
     logs: list[GameLog] = []
+    setup_failures: list[str] = []
     ready = 0
     all_ready = asyncio.Event()
 
-    async def setup() -> tuple[Game, list[Any]]:
-        game = await asyncio.to_thread(prepare, urls, next(counter))
-        sockets = [await g.open_socket(game.token) for g in game.guests]
-        return game, sockets
+    async def setup() -> list[Any] | None:
+        """A new game's two open sockets, or None (counted) if the server
+        refused any step of it."""
+        try:
+            game = await asyncio.to_thread(prepare, urls, next(counter))
+            return [await g.open_socket(game.token) for g in game.guests]
+        except Exception as failure:
+            setup_failures.append(f"setup: {type(failure).__name__} {failure}"[:120])
+            return None
 
     async def slot() -> None:
         nonlocal ready
-        _, sockets = await setup()
+        sockets = await setup()
         ready += 1
         if ready == games:
             all_ready.set()
         await go.wait()
-        while True:
+        while sockets is not None:
             log = GameLog(seats=2)
             logs.append(log)
             here = asyncio.Event()
@@ -243,7 +249,7 @@ async def run_step(
                 return
             # A finished game: its players start another, as browsers would
             # (the setup is part of the load, inside the window).
-            _, sockets = await setup()
+            sockets = await setup()
 
     window["end"] = float("inf")
     runners = [asyncio.ensure_future(slot()) for _ in range(games)]
@@ -253,6 +259,9 @@ async def run_step(
     window["end"] = window["start"] + seconds
     go.set()
     await asyncio.wait_for(asyncio.gather(*runners), timeout=seconds + GRACE_SECONDS + 120)
+    if setup_failures:
+        failed = GameLog(seats=2, errors=setup_failures)
+        logs.append(failed)
     return logs, window["start"], window["end"], first, probe()
 
 
