@@ -48,6 +48,7 @@ def main() -> int:
     print(f"messages tried:    {stats['tried']}")
     print(f"rejected:          {stats['rejected']}")
     print(f"accepted:          {stats['accepted']}")
+    print(f"answered a table:  {stats['tried'] - stats['rejected'] - stats['accepted']} (syncs)")
     print(f"floods cut off:    {stats['floods']}")
     print(f"seconds:           {seconds:.1f}")
     print(f"throughput:        {stats['tried'] / seconds:.0f} messages/s")
