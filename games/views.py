@@ -142,6 +142,10 @@ def rules_page(request: HttpRequest, ruleset: str = "yacht") -> HttpResponse:
         "ruleset_name": RULESET_NAMES[ruleset],
         "categories": [(c.key, category_name(ruleset, c.key)) for c in rs.categories],
         "rulesets": [(key, RULESET_NAMES[key]) for key in RULESETS],
+        # The language the page is written in: English where a translation is missing.
+        "rules_language": language
+        if template.template.name.endswith(f".{language}.html")
+        else "en",
     }
     return HttpResponse(template.render(context, request))
 

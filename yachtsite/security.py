@@ -12,7 +12,7 @@ from django.contrib.admin.forms import AdminAuthenticationForm
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 # Every script and style comes from our own static files: no inline <script>,
 # no on*= handlers, no style attributes, so an injected name cannot run.
@@ -57,13 +57,14 @@ class ThrottledAdminLoginForm(AdminAuthenticationForm):
     limit, even the right password is refused until the window has passed.
     """
 
-    error_messages = {
-        **AdminAuthenticationForm.error_messages,
-        "throttled": _(
+    def throttled_message(self, minutes: int) -> str:
+        return ngettext(
             "Too many failed sign-ins for this account from your address. "
-            "Please try again in %(minutes)s minutes."
-        ),
-    }
+            "Please try again in %(minutes)s minute.",
+            "Too many failed sign-ins for this account from your address. "
+            "Please try again in %(minutes)s minutes.",
+            minutes,
+        )
 
     def clean(self) -> dict[str, Any]:
         key = self._throttle_key()
@@ -71,7 +72,7 @@ class ThrottledAdminLoginForm(AdminAuthenticationForm):
         window = settings.YACHT_ADMIN_LOGIN_WINDOW
         if key and cache.get(key, 0) >= limit:
             raise ValidationError(
-                self.error_messages["throttled"],
+                self.throttled_message(window // 60),
                 code="throttled",
                 params={"minutes": window // 60},
             )
