@@ -15,7 +15,7 @@ RULESET_NAMES: dict[str, Promise] = {
 
 RULESET_BLURBS: dict[str, Promise] = {
     "yacht": _("The traditional game: 12 boxes, no bonuses."),
-    "yacht_sum": _("Full house and four of a kind count all five dice."),
+    "yacht_sum": _("Like Yacht, but four of a kind counts all five dice."),
     "yacht_bonus": _("A modern 12-box game with a 35-point upper bonus."),
     "yatzy": _("The Scandinavian game: 15 boxes, pairs, and a 50-point bonus."),
     "classic13": _("13 boxes, the upper bonus, yacht bonuses and the joker."),
