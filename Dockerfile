@@ -29,7 +29,10 @@ ENV DJANGO_STATIC_ROOT=/app/staticfiles \
 COPY . .
 RUN pip install --no-deps . \
     && python manage.py compilemessages -v 0 \
-    && python manage.py collectstatic --no-input -v 0
+    && python manage.py collectstatic --no-input -v 0 \
+    # The strategy tables of the perfect bot, the hints and the review are
+    # baked into the image: no replica builds them at run time.
+    && python manage.py build_solver_tables
 
 RUN useradd --system --uid 10001 yacht
 USER yacht
