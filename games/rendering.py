@@ -7,17 +7,20 @@ differs per viewer is only the language and which controls are live.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games.labels import category_name, ruleset_name
 from games.models import BOT_LEVELS
-from games.rules import MAX_ROLLS, UPPER_KEYS
+from games.rules import MAX_ROLLS, UPPER_KEYS, get_ruleset
 from games.selectors import Snapshot
 
 # Which cells of a 3x3 grid show a pip, for each face.
@@ -28,6 +31,18 @@ PIPS = {
     4: (0, 2, 6, 8),
     5: (0, 2, 4, 6, 8),
     6: (0, 2, 3, 5, 6, 8),
+}
+# A face's nine pip cells never change, and every viewer's table draws five
+# dice on every push: a template loop over them cost more than the whole rest
+# of the dice section, so each face's markup is built once.
+PIP_MARKUP: dict[int, SafeString] = {
+    value: mark_safe(
+        "".join(
+            '<span class="pip on"></span>' if cell in on else '<span class="pip"></span>'
+            for cell in range(9)
+        )
+    )
+    for value, on in PIPS.items()
 }
 
 
@@ -41,38 +56,82 @@ def _die(index: int, value: int, held: bool) -> dict[str, Any]:
         "key": index + 1,
         "value": value,
         "held": held,
+        "pressed": "true" if held else "false",
         "label": label,
-        "cells": [cell in PIPS[value] for cell in range(9)],
+        "pips": PIP_MARKUP[value],
     }
 
 
+@lru_cache(maxsize=64)
+def _box_names(ruleset: str, language: str | None) -> dict[str, str]:
+    """A rule set's box names in one language (read-only): the same on every
+    push of every game of that rule set, so translated once per process."""
+    with translation.override(language):
+        return {key: category_name(ruleset, key) for key in get_ruleset(ruleset).category_keys}
+
+
 def _rows(snap: Snapshot, my_turn: bool) -> list[dict[str, Any]]:
+    """The scorecard's rows, each cell's content already built.
+
+    This is the hot loop of every push (boxes x seats, per viewer): as
+    template tags it cost about half of a whole table's render, so the cells
+    are formatted here and the template only places them in the row.
+    """
     current = snap["current_seat"]
+    preview = snap["preview"]
+    threshold = snap["upper_bonus_threshold"]
+    names = _box_names(snap["ruleset"], translation.get_language())
+    preview_title = _("What the current dice would score here") if preview else ""
     rows = []
     for key in snap["categories"]:
+        name = names[key]
         cells = []
         for seat in snap["seats"]:
-            filled = key in seat["boxes"]
-            preview = None
-            if seat["order"] == current and not filled and key in snap["preview"]:
-                preview = snap["preview"][key]
-            cells.append(
-                {
-                    "value": seat["boxes"].get(key),
-                    "filled": filled,
-                    "preview": preview,
-                    "can_score": my_turn and preview is not None,
-                }
-            )
+            value = seat["boxes"].get(key)
+            if value is not None:
+                # Digits only: nothing to escape.
+                cells.append(mark_safe(str(value)))
+            elif seat["order"] != current or key not in preview:
+                cells.append("")
+            elif my_turn:
+                cells.append(
+                    format_html(
+                        '<button type="button" class="box" data-action="score"'
+                        ' data-category="{}">{}<span class="visually-hidden"> {}</span></button>',
+                        key,
+                        preview[key],
+                        _("— score in %(box)s") % {"box": name},
+                    )
+                )
+            else:
+                cells.append(
+                    format_html(
+                        '<span class="preview" title="{}">{}</span>', preview_title, preview[key]
+                    )
+                )
         rows.append(
             {
                 "key": key,
-                "name": category_name(snap["ruleset"], key),
-                "upper": key in UPPER_KEYS,
+                "name": name,
+                "kind": "upper" if key in UPPER_KEYS else "lower",
                 "cells": cells,
+                # The upper bonus line follows the last upper box.
+                "bonus_after": bool(threshold) and key == "sixes",
             }
         )
     return rows
+
+
+def _bot_label(seat: dict[str, Any]) -> str:
+    """What the tag beside a seat's name says, if a bot plays it."""
+    if not seat["bot"]:
+        return ""
+    if seat["person"]:
+        return _("bot standing in")
+    for level, label in BOT_LEVELS:
+        if level == seat["bot"]:
+            return _("bot · %(level)s") % {"level": label}
+    return ""
 
 
 def announcement(snap: Snapshot, me: int | None) -> str:
@@ -136,16 +195,21 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
     my_turn = playing and me is not None and snap["current_seat"] == me
     held = set(snap["held"])
     threshold = snap["upper_bonus_threshold"]
-    seats = [
-        {
-            **seat,
-            "is_me": seat["order"] == me,
-            "is_current": playing and seat["order"] == snap["current_seat"],
-            "is_winner": seat["order"] in snap["winners"],
-            "upper_progress": f"{seat['upper']} / {threshold}" if threshold else None,
-        }
-        for seat in snap["seats"]
-    ]
+    seats = []
+    for seat in snap["seats"]:
+        is_current = playing and seat["order"] == snap["current_seat"]
+        is_winner = seat["order"] in snap["winners"]
+        seats.append(
+            {
+                **seat,
+                "is_me": seat["order"] == me,
+                "is_current": is_current,
+                "is_winner": is_winner,
+                "head_class": ("current" if is_current else "") + (" winner" if is_winner else ""),
+                "bot_label": _bot_label(seat),
+                "upper_progress": f"{seat['upper']} / {threshold}" if threshold else None,
+            }
+        )
     current = next((s for s in seats if s["is_current"]), None)
     mine = next((s for s in seats if s["is_me"]), None)
     # Another person whose turn has stalled: the others may let a bot stand in.

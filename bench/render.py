@@ -1,0 +1,103 @@
+"""What one viewer's table costs to render, against a trivial template.
+
+    .venv/bin/python -m bench.render
+
+Every accepted action is rendered once per socket watching the game, so this
+is the part of a push's server cost that grows with the audience. The table is
+a mid-game Classic 13 game of two players (the most rows, both bonus lines)
+with a roll on the table, shown to each player and to a spectator, in English
+and Spanish. The floor is a one-variable template through the same engine and
+``translation.override`` in the same run, so the ratio says what the table
+itself costs, whatever the machine. No database: the game is built from unsaved
+rows and the pure rules engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def mid_game_snapshot() -> dict[str, Any]:
+    from games import rules
+    from games.models import Game, Player
+    from games.selectors import snapshot
+
+    rng = random.Random(7)
+    state = rules.engine.new_game("classic13", 2)
+    # Six full rounds each, then a first roll: previews on the open boxes.
+    for _ in range(12):
+        state = rules.apply(state, state.current, rules.Roll(frozenset()), rng)
+        state = rules.apply(state, state.current, rules.Score(state.allowed_boxes()[0]), rng)
+    state = rules.apply(state, state.current, rules.Roll(frozenset()), rng)
+    game = Game(
+        token="bench-render",
+        ruleset="classic13",
+        status=Game.Status.PLAYING,
+        seat_count=2,
+        version=40,
+        current_seat=state.current,
+        dice=list(state.dice),
+        held=sorted(state.held),
+        rolls_used=state.rolls,
+        seed_commitment="0" * 64,
+    )
+    players = [
+        Player(game=game, order=0, name="Ada", guest_id="a"),
+        Player(game=game, order=1, name="Bot", bot="solid"),
+    ]
+    last = {"kind": "roll", "seat": state.current, "dice": list(state.dice), "held": []}
+    return snapshot(game, players, state, last)
+
+
+def per_call_ms(work: Callable[[], Any], seconds: float) -> float:
+    work()  # warm: template compilation, translation catalogs
+    calls = 0
+    started = time.perf_counter()
+    while (elapsed := time.perf_counter() - started) < seconds:
+        work()
+        calls += 1
+    return elapsed / calls * 1000
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    args = parser.parse_args(argv)
+
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "yachtsite.settings")
+    django.setup()
+    from django.template import engines
+    from django.utils import translation
+
+    from games.rendering import table_message
+
+    snap = mid_game_snapshot()
+    viewers = [(me, lang) for me in (0, 1, None) for lang in ("en", "es")]
+
+    def table() -> None:
+        for me, lang in viewers:
+            table_message(snap, me, lang)
+
+    trivial = engines["django"].from_string("<p>{{ version }}</p>")
+
+    def floor() -> None:
+        for _me, lang in viewers:
+            with translation.override(lang):
+                trivial.render({"version": snap["version"]})
+
+    table_ms = per_call_ms(table, args.seconds) / len(viewers)
+    floor_ms = per_call_ms(floor, args.seconds) / len(viewers)
+    print(f"table_message: {table_ms:.3f} ms per viewer (html, announcement, state)")
+    print(f"trivial template: {floor_ms:.3f} ms per render")
+    print(f"ratio: {table_ms / floor_ms:.0f}x the trivial template")
+
+
+if __name__ == "__main__":
+    main()
