@@ -32,9 +32,17 @@ _tasks: set[asyncio.Task[None]] = set()
 
 def remember_loop(loop: asyncio.AbstractEventLoop) -> None:
     """Called from the event loop that serves sockets, so commits made in
-    worker threads know where to schedule bot steps."""
+    worker threads know where to schedule bot steps and send pushes."""
     global _loop
     _loop = loop
+
+
+def socket_loop() -> asyncio.AbstractEventLoop | None:
+    """The loop that serves this process's sockets, if one is running now."""
+    loop = _loop
+    if loop is None or loop.is_closed() or not loop.is_running():
+        return None
+    return loop
 
 
 def bot_to_move(snap: dict[str, Any]) -> bool:

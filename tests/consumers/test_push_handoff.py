@@ -1,0 +1,110 @@
+"""Pushes committed in the database thread are sent by the sockets' event loop:
+the thread does not wait for them, they leave in commit order, and a failed
+one is logged rather than lost in a task nobody awaits."""
+
+import asyncio
+import logging
+from typing import Any
+
+from asgiref.sync import sync_to_async
+
+from games import botplay, broadcast
+
+
+class HeldLayer:
+    """A channel layer whose sends wait until the test lets them go."""
+
+    def __init__(self) -> None:
+        self.go = asyncio.Event()
+        self.sent: list[int] = []
+        self.failing: set[int] = set()
+        # Only this game's sends wait, when set.
+        self.held_game: str | None = None
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        snapshot = message["snapshot"]
+        if self.held_game is None or group == broadcast.group_name(self.held_game):
+            await self.go.wait()
+        if snapshot["version"] in self.failing:
+            raise RuntimeError("the layer broke")
+        self.sent.append(snapshot["version"])
+
+
+def snap(version: int, token: str = "handoff") -> dict[str, Any]:
+    return {"token": token, "version": version}
+
+
+async def settle() -> None:
+    while broadcast._tasks:
+        await asyncio.wait(set(broadcast._tasks))
+
+
+async def test_the_committing_thread_does_not_wait_and_pushes_leave_in_commit_order(
+    monkeypatch,
+):
+    layer = HeldLayer()
+    monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
+    monkeypatch.setattr(botplay, "_loop", None)
+    botplay.remember_loop(asyncio.get_running_loop())
+
+    def commit_three() -> None:
+        for version in (1, 2, 3):
+            broadcast.push_snapshot(snap(version))
+
+    # The layer holds every send, so this would hang if the thread waited for one.
+    await asyncio.wait_for(sync_to_async(commit_three)(), timeout=3)
+    assert layer.sent == []
+    layer.go.set()
+    await settle()
+    assert layer.sent == [1, 2, 3]
+
+
+async def test_a_game_whose_push_is_slow_does_not_hold_up_another_games(monkeypatch):
+    layer = HeldLayer()
+    layer.held_game = "slow"
+    monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
+    monkeypatch.setattr(botplay, "_loop", None)
+    botplay.remember_loop(asyncio.get_running_loop())
+
+    await sync_to_async(broadcast.push_snapshot)(snap(1, "slow"))
+    await sync_to_async(broadcast.push_snapshot)(snap(2, "fast"))
+    for _ in range(100):
+        if layer.sent:
+            break
+        await asyncio.sleep(0.01)
+    assert layer.sent == [2]
+    layer.go.set()
+    await settle()
+    assert layer.sent == [2, 1]
+
+
+async def test_a_push_that_fails_on_the_loop_is_logged_and_the_next_still_leaves(
+    monkeypatch, caplog
+):
+    layer = HeldLayer()
+    layer.failing.add(1)
+    layer.go.set()
+    monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
+    monkeypatch.setattr(botplay, "_loop", None)
+    botplay.remember_loop(asyncio.get_running_loop())
+
+    await sync_to_async(broadcast.push_snapshot)(snap(1))
+    await sync_to_async(broadcast.push_snapshot)(snap(2))
+    await settle()
+    assert layer.sent == [2]
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("could not push version 1" in r.getMessage() for r in warnings)
+
+
+def test_without_a_running_server_loop_the_push_is_sent_before_the_call_returns(monkeypatch):
+    layer = HeldLayer()
+    layer.go.set()
+    monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
+    # A loop that served sockets once but is not running now (a finished test's).
+    loop = asyncio.new_event_loop()
+    monkeypatch.setattr(botplay, "_loop", loop)
+    try:
+        broadcast.push_snapshot(snap(7))
+    finally:
+        loop.close()
+    assert layer.sent == [7]
