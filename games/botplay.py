@@ -12,7 +12,6 @@ again as soon as any socket of that game connects.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 import random
 from typing import Any
@@ -21,28 +20,13 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import DatabaseError
 
+from games import socketloop
 from games.rules import GameError
 
 log = logging.getLogger(__name__)
 
-_loop: asyncio.AbstractEventLoop | None = None
 # Strong references: the event loop keeps only weak ones to its tasks.
 _tasks: set[asyncio.Task[None]] = set()
-
-
-def remember_loop(loop: asyncio.AbstractEventLoop) -> None:
-    """Called from the event loop that serves sockets, so commits made in
-    worker threads know where to schedule bot steps and send pushes."""
-    global _loop
-    _loop = loop
-
-
-def socket_loop() -> asyncio.AbstractEventLoop | None:
-    """The loop that serves this process's sockets, if one is running now."""
-    loop = _loop
-    if loop is None or loop.is_closed() or not loop.is_running():
-        return None
-    return loop
 
 
 def bot_to_move(snap: dict[str, Any]) -> bool:
@@ -52,13 +36,13 @@ def bot_to_move(snap: dict[str, Any]) -> bool:
 
 
 def schedule(snap: dict[str, Any]) -> None:
-    """If a bot is to move in ``snap``, make it move after a pause. Any thread."""
-    loop = _loop
-    if not bot_to_move(snap) or loop is None or loop.is_closed():
-        return
-    # A fresh context: the committing thread's one says it is inside
-    # sync_to_async, and a task inheriting that would refuse to call back out.
-    loop.call_soon_threadsafe(_start, snap["token"], snap["version"], context=contextvars.Context())
+    """If a bot is to move in ``snap``, make it move after a pause. Any thread.
+
+    Without a running socket loop nothing is scheduled: the next socket of
+    the game to connect schedules the step.
+    """
+    if bot_to_move(snap):
+        socketloop.call_soon(_start, snap["token"], snap["version"])
 
 
 def _start(token: str, version: int) -> None:

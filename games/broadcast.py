@@ -13,7 +13,6 @@ in the order they were committed, each after the one before of its game.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import functools
 import logging
 from typing import Any
@@ -22,7 +21,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 from redis.exceptions import RedisError
 
-from games import botplay
+from games import socketloop
 
 log = logging.getLogger(__name__)
 
@@ -42,22 +41,13 @@ def push_snapshot(snapshot: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    loop = botplay.socket_loop()
-    if loop is None:
-        # No server loop in this process (a management command, a test
-        # calling services directly): send it here and now.
-        try:
-            async_to_sync(layer.group_send)(group_name(snapshot["token"]), _event(snapshot))
-        except (RedisError, OSError):
-            _could_not_push(snapshot)
+    if socketloop.call_soon(_start, layer, snapshot):
         return
-    # A fresh context: the committing thread's one says it is inside
-    # sync_to_async, and a task inheriting that would refuse to call back out.
+    # No running socket loop in this process (a management command, a test
+    # calling services directly, a server stopping): send it here and now.
     try:
-        loop.call_soon_threadsafe(_start, layer, snapshot, context=contextvars.Context())
-    except RuntimeError:
-        # The loop closed since we looked: the server is stopping, and its
-        # sockets reconnect elsewhere and resync.
+        async_to_sync(layer.group_send)(group_name(snapshot["token"]), _event(snapshot))
+    except (RedisError, OSError):
         _could_not_push(snapshot)
 
 

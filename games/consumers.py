@@ -21,7 +21,7 @@ from django.db import DatabaseError
 from django.utils import translation
 from redis.exceptions import RedisError
 
-from games import botplay, services, shutdown
+from games import botplay, services, shutdown, socketloop
 from games.broadcast import group_name
 from games.errors import error_message
 from games.guests import guest_id_of
@@ -168,7 +168,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         snap, self.seat = await database_sync_to_async(self._load)()
         await self._show(snap)
         # A bot whose step was lost with a restarted process moves again now.
-        botplay.remember_loop(asyncio.get_running_loop())
+        socketloop.remember(asyncio.get_running_loop())
         botplay.schedule(snap)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 
-from games import botplay, broadcast
+from games import botplay, broadcast, socketloop
 
 
 class HeldLayer:
@@ -44,8 +44,8 @@ async def test_the_committing_thread_does_not_wait_and_pushes_leave_in_commit_or
 ):
     layer = HeldLayer()
     monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
-    monkeypatch.setattr(botplay, "_loop", None)
-    botplay.remember_loop(asyncio.get_running_loop())
+    monkeypatch.setattr(socketloop, "_loop", None)
+    socketloop.remember(asyncio.get_running_loop())
 
     def commit_three() -> None:
         for version in (1, 2, 3):
@@ -63,8 +63,8 @@ async def test_a_game_whose_push_is_slow_does_not_hold_up_another_games(monkeypa
     layer = HeldLayer()
     layer.held_game = "slow"
     monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
-    monkeypatch.setattr(botplay, "_loop", None)
-    botplay.remember_loop(asyncio.get_running_loop())
+    monkeypatch.setattr(socketloop, "_loop", None)
+    socketloop.remember(asyncio.get_running_loop())
 
     await sync_to_async(broadcast.push_snapshot)(snap(1, "slow"))
     await sync_to_async(broadcast.push_snapshot)(snap(2, "fast"))
@@ -85,8 +85,8 @@ async def test_a_push_that_fails_on_the_loop_is_logged_and_the_next_still_leaves
     layer.failing.add(1)
     layer.go.set()
     monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
-    monkeypatch.setattr(botplay, "_loop", None)
-    botplay.remember_loop(asyncio.get_running_loop())
+    monkeypatch.setattr(socketloop, "_loop", None)
+    socketloop.remember(asyncio.get_running_loop())
 
     await sync_to_async(broadcast.push_snapshot)(snap(1))
     await sync_to_async(broadcast.push_snapshot)(snap(2))
@@ -102,9 +102,36 @@ def test_without_a_running_server_loop_the_push_is_sent_before_the_call_returns(
     monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
     # A loop that served sockets once but is not running now (a finished test's).
     loop = asyncio.new_event_loop()
-    monkeypatch.setattr(botplay, "_loop", loop)
+    monkeypatch.setattr(socketloop, "_loop", loop)
     try:
         broadcast.push_snapshot(snap(7))
     finally:
         loop.close()
     assert layer.sent == [7]
+
+
+def test_a_bot_step_scheduled_as_the_loop_closes_is_dropped_without_failing_the_commit(
+    monkeypatch,
+):
+    class Closing:
+        """A loop that was running when looked at and refuses work when asked."""
+
+        def is_closed(self) -> bool:
+            return False
+
+        def is_running(self) -> bool:
+            return True
+
+        def call_soon_threadsafe(self, *args: Any, **kwargs: Any) -> None:
+            raise RuntimeError("Event loop is closed")
+
+    monkeypatch.setattr(socketloop, "_loop", Closing())
+    bot_turn = {
+        "token": "t",
+        "version": 4,
+        "status": "playing",
+        "current_seat": 0,
+        "seats": [{"bot": "solid"}],
+    }
+    assert socketloop.call_soon(print) is False
+    botplay.schedule(bot_turn)  # must not raise: it runs after the commit
