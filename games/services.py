@@ -22,7 +22,7 @@ from games import botplay, rules
 from games.broadcast import push_snapshot
 from games.models import BOT_LEVELS, MAX_SEATS, NAME_MAX_LENGTH, Game, Move, Player, ScoreEntry
 from games.rules import GameError, fairness
-from games.selectors import game_players, game_state, snapshot
+from games.selectors import game_by_token, game_players, game_state, snapshot
 
 # Only for games created before dice were derived from a seed (blank seed).
 _unseeded_dice = secrets.SystemRandom()
@@ -192,6 +192,14 @@ def game_remove_bot(*, token: str, guest_id: str, seat: int) -> None:
         _commit(game, remaining, None, fields=[], last={"kind": "leave"})
 
 
+def _seated(players: Sequence[Player], guest_id: str) -> Player:
+    """The seat of the guest asking, or ``not_seated`` (a spectator, or no session)."""
+    seat = next((p for p in players if guest_id and p.guest_id == guest_id), None)
+    if seat is None:
+        raise GameError("not_seated")
+    return seat
+
+
 def _require_host(players: Sequence[Player], guest_id: str) -> None:
     if not guest_id or players[0].guest_id != guest_id:
         raise GameError("not_host")
@@ -265,9 +273,7 @@ def game_act(
         if game.status == Game.Status.FINISHED:
             raise GameError("game_over")
         players = game_players(game)
-        seat = next((p for p in players if guest_id and p.guest_id == guest_id), None)
-        if seat is None:
-            raise GameError("not_seated")
+        seat = _seated(players, guest_id)
         if version != game.version:
             raise GameError("stale_version")
         if seat.bot:
@@ -357,9 +363,7 @@ def game_hand_to_bot(*, token: str, guest_id: str, seat: int) -> Game:
         if game.status != Game.Status.PLAYING:
             raise GameError("not_started" if game.status == Game.Status.LOBBY else "game_over")
         players = game_players(game)
-        me = next((p for p in players if guest_id and p.guest_id == guest_id), None)
-        if me is None:
-            raise GameError("not_seated")
+        me = _seated(players, guest_id)
         target = players[game.current_seat]
         if seat != target.order or target.bot or target == me:
             raise GameError("not_absent")
@@ -381,9 +385,7 @@ def game_take_back(*, token: str, guest_id: str) -> Game:
     with transaction.atomic():
         game = _locked(token)
         players = game_players(game)
-        me = next((p for p in players if guest_id and p.guest_id == guest_id), None)
-        if me is None:
-            raise GameError("not_seated")
+        me = _seated(players, guest_id)
         if not me.bot:
             raise GameError("not_absent")
         me.bot = ""
@@ -400,8 +402,7 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
         if game.status != Game.Status.FINISHED:
             raise GameError("not_finished")
         players = game_players(game)
-        if not any(p.guest_id == guest_id for p in players if guest_id):
-            raise GameError("not_seated")
+        _seated(players, guest_id)
         if game.rematch_id:
             return game.rematch
         new = Game.objects.create(
@@ -431,7 +432,7 @@ def game_hint(*, token: str, guest_id: str) -> dict[str, Any]:
     """
     from games.solver import evaluate_boxes, evaluate_keeps, get_table
 
-    game = Game.objects.filter(token=token).first()
+    game = game_by_token(token)
     if game is None:
         raise GameError("no_such_game")
     if not game.hints:
@@ -439,9 +440,7 @@ def game_hint(*, token: str, guest_id: str) -> dict[str, Any]:
     if game.status != Game.Status.PLAYING:
         raise GameError("not_started" if game.status == Game.Status.LOBBY else "game_over")
     players = game_players(game)
-    me = next((p for p in players if guest_id and p.guest_id == guest_id), None)
-    if me is None:
-        raise GameError("not_seated")
+    me = _seated(players, guest_id)
     if me.order != game.current_seat:
         raise GameError("not_your_turn")
     if game.rolls_used == 0:
