@@ -5,3 +5,10 @@ from django.utils.translation import gettext_lazy as _
 class GamesConfig(AppConfig):
     name = "games"
     verbose_name = _("Games")
+
+    def ready(self) -> None:
+        from games import botplay, broadcast
+        from games.live import live
+
+        # What follows every commit, in order: the push, then a bot's next step.
+        live.after_commit[:] = [broadcast.push_snapshot, botplay.schedule]

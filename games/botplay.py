@@ -20,13 +20,10 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import DatabaseError
 
-from games import socketloop
+from games.live import live
 from games.rules import GameError
 
 log = logging.getLogger(__name__)
-
-# Strong references: the event loop keeps only weak ones to its tasks.
-_tasks: set[asyncio.Task[None]] = set()
 
 
 def bot_to_move(snap: dict[str, Any]) -> bool:
@@ -42,13 +39,11 @@ def schedule(snap: dict[str, Any]) -> None:
     the game to connect schedules the step.
     """
     if bot_to_move(snap):
-        socketloop.call_soon(_start, snap["token"], snap["version"])
+        live.call_soon(_start, snap["token"], snap["version"])
 
 
 def _start(token: str, version: int) -> None:
-    task = asyncio.get_running_loop().create_task(_step(token, version))
-    _tasks.add(task)
-    task.add_done_callback(_tasks.discard)
+    live.spawn(_step(token, version), what="bot_step")
 
 
 def pause() -> float:
@@ -66,4 +61,7 @@ async def _step(token: str, version: int) -> None:
         # Someone (a person, or this bot scheduled twice) moved first.
         pass
     except DatabaseError:
-        log.warning("bot step for game %s failed; it resumes on the next connect", token)
+        live.counts["bot_steps_failed"] += 1
+        log.warning(
+            "bot step for game %s failed; it resumes on the next connect", token, exc_info=True
+        )

@@ -1,6 +1,6 @@
 """Pushing a committed change to everyone watching a game.
 
-Only ever called from ``transaction.on_commit``: a push announces a state
+Only ever called after commit (``live.committed``): a push announces a state
 that is already durable.
 
 A commit made for a socket happens in the one worker thread that every
@@ -12,8 +12,6 @@ in the order they were committed, each after the one before of its game.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import logging
 from typing import Any
 
@@ -21,16 +19,9 @@ from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 from redis.exceptions import RedisError
 
-from games import socketloop
+from games.live import live
 
 log = logging.getLogger(__name__)
-
-# Per game, the push sent last on the sockets' loop: the next one of that game
-# waits for it, so two quick versions cannot overtake each other on the way
-# out, while other games' pushes go ahead.
-_last: dict[str, asyncio.Task[None]] = {}
-# Strong references: the event loop keeps only weak ones to its tasks.
-_tasks: set[asyncio.Task[None]] = set()
 
 
 def group_name(token: str) -> str:
@@ -41,7 +32,7 @@ def push_snapshot(snapshot: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    if socketloop.call_soon(_start, layer, snapshot):
+    if live.call_soon(_start, layer, snapshot):
         return
     # No running socket loop in this process (a management command, a test
     # calling services directly, a server stopping): send it here and now.
@@ -49,6 +40,8 @@ def push_snapshot(snapshot: dict[str, Any]) -> None:
         async_to_sync(layer.group_send)(group_name(snapshot["token"]), _event(snapshot))
     except (RedisError, OSError):
         _could_not_push(snapshot)
+    else:
+        live.counts["pushes_sent"] += 1
 
 
 def _event(snapshot: dict[str, Any]) -> dict[str, Any]:
@@ -56,41 +49,22 @@ def _event(snapshot: dict[str, Any]) -> dict[str, Any]:
 
 
 def _start(layer: BaseChannelLayer, snapshot: dict[str, Any]) -> None:
-    loop = asyncio.get_running_loop()
-    token = snapshot["token"]
-    previous = _last.get(token)
-    if previous is not None and previous.get_loop() is not loop:
-        previous = None  # left over from a loop that is gone (tests)
-    task = loop.create_task(_send(layer, snapshot, previous))
-    _last[token] = task
-    _tasks.add(task)
-    task.add_done_callback(functools.partial(_forget, token))
+    async def send() -> None:
+        try:
+            await layer.group_send(group_name(snapshot["token"]), _event(snapshot))
+        except Exception:
+            _could_not_push(snapshot)
+        else:
+            live.counts["pushes_sent"] += 1
 
-
-def _forget(token: str, task: asyncio.Task[None]) -> None:
-    _tasks.discard(task)
-    if _last.get(token) is task:
-        del _last[token]
-
-
-async def _send(
-    layer: BaseChannelLayer, snapshot: dict[str, Any], previous: asyncio.Task[None] | None
-) -> None:
-    if previous is not None and not previous.done():
-        # Only its order matters here: its failure is its own, logged there.
-        await asyncio.wait({previous})
-    try:
-        await layer.group_send(group_name(snapshot["token"]), _event(snapshot))
-    except Exception:
-        # Nobody awaits this task, so whatever went wrong is said here or
-        # never. The action is committed either way; see _could_not_push.
-        _could_not_push(snapshot)
+    live.chain(snapshot["token"], send, what="push")
 
 
 def _could_not_push(snapshot: dict[str, Any]) -> None:
     # The action is committed: a push that cannot leave must not make it
     # look failed. Sockets lose their channel layer too, are closed with
     # "try again", and resync when they reconnect.
+    live.counts["pushes_failed"] += 1
     log.warning(
         "could not push version %s of game %s",
         snapshot["version"],

@@ -21,10 +21,11 @@ from django.db import DatabaseError
 from django.utils import translation
 from redis.exceptions import RedisError
 
-from games import botplay, services, shutdown, socketloop
+from games import botplay, services
 from games.broadcast import group_name
 from games.errors import error_message
 from games.guests import guest_id_of
+from games.live import live
 from games.models import Game
 from games.rendering import hint_message, table_message
 from games.rules import DICE, GameError, Roll, Score
@@ -147,7 +148,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         # refuse (a pool waiting out its timeout) must not outlast daphne's
         # handshake timeout, or the client gets a dropped line and no reason.
         await self.accept()
-        shutdown.track(self, code=CLOSE_GOING_AWAY)
+        live.track(self, close_code=CLOSE_GOING_AWAY)
         try:
             await self._open()
         except DatabaseError:
@@ -168,7 +169,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         snap, self.seat = await database_sync_to_async(self._load)()
         await self._show(snap)
         # A bot whose step was lost with a restarted process moves again now.
-        socketloop.remember(asyncio.get_running_loop())
+        live.remember(asyncio.get_running_loop())
         botplay.schedule(snap)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -186,7 +187,7 @@ class GameConsumer(AsyncWebsocketConsumer):
                 await self.close(code=CLOSE_TRY_AGAIN_LATER)
 
     async def disconnect(self, code: int) -> None:
-        shutdown.untrack(self)
+        live.untrack(self)
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 

@@ -8,6 +8,7 @@ nobody hears of a change that could still roll back.
 
 from __future__ import annotations
 
+import functools
 import random
 import secrets
 import unicodedata
@@ -18,8 +19,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games import botplay, rules
-from games.broadcast import push_snapshot
+from games import rules
+from games.live import live
 from games.models import BOT_LEVELS, MAX_SEATS, NAME_MAX_LENGTH, Game, Move, Player, ScoreEntry
 from games.rules import GameError, fairness
 from games.selectors import game_by_token, game_players, game_state, snapshot
@@ -75,18 +76,13 @@ def _commit(
     fields: Sequence[str],
     last: dict[str, Any],
 ) -> None:
-    """Bump the version, save, and push the new snapshot once committed
-    (then, if a bot is to move, schedule its step)."""
+    """Bump the version, save, and hand the new snapshot to the live side once
+    committed (it pushes it, and schedules a bot's step if one is to move)."""
     game.version += 1
     game.acted_at = timezone.now()
     game.save(update_fields=[*fields, "version", "acted_at"])
     snap = snapshot(game, players, state, last)
-
-    def announce() -> None:
-        push_snapshot(snap)
-        botplay.schedule(snap)
-
-    transaction.on_commit(announce)
+    transaction.on_commit(functools.partial(live.committed, snap))
 
 
 def game_create(

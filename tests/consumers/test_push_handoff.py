@@ -8,7 +8,8 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 
-from games import botplay, broadcast, socketloop
+from games import botplay, broadcast
+from games.live import live
 
 
 class HeldLayer:
@@ -34,18 +35,12 @@ def snap(version: int, token: str = "handoff") -> dict[str, Any]:
     return {"token": token, "version": version}
 
 
-async def settle() -> None:
-    while broadcast._tasks:
-        await asyncio.wait(set(broadcast._tasks))
-
-
 async def test_the_committing_thread_does_not_wait_and_pushes_leave_in_commit_order(
     monkeypatch,
 ):
     layer = HeldLayer()
     monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
-    monkeypatch.setattr(socketloop, "_loop", None)
-    socketloop.remember(asyncio.get_running_loop())
+    monkeypatch.setattr(live, "loop", asyncio.get_running_loop())
 
     def commit_three() -> None:
         for version in (1, 2, 3):
@@ -55,7 +50,7 @@ async def test_the_committing_thread_does_not_wait_and_pushes_leave_in_commit_or
     await asyncio.wait_for(sync_to_async(commit_three)(), timeout=3)
     assert layer.sent == []
     layer.go.set()
-    await settle()
+    await live.settle()
     assert layer.sent == [1, 2, 3]
 
 
@@ -63,8 +58,7 @@ async def test_a_game_whose_push_is_slow_does_not_hold_up_another_games(monkeypa
     layer = HeldLayer()
     layer.held_game = "slow"
     monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
-    monkeypatch.setattr(socketloop, "_loop", None)
-    socketloop.remember(asyncio.get_running_loop())
+    monkeypatch.setattr(live, "loop", asyncio.get_running_loop())
 
     await sync_to_async(broadcast.push_snapshot)(snap(1, "slow"))
     await sync_to_async(broadcast.push_snapshot)(snap(2, "fast"))
@@ -74,7 +68,7 @@ async def test_a_game_whose_push_is_slow_does_not_hold_up_another_games(monkeypa
         await asyncio.sleep(0.01)
     assert layer.sent == [2]
     layer.go.set()
-    await settle()
+    await live.settle()
     assert layer.sent == [2, 1]
 
 
@@ -85,15 +79,15 @@ async def test_a_push_that_fails_on_the_loop_is_logged_and_the_next_still_leaves
     layer.failing.add(1)
     layer.go.set()
     monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
-    monkeypatch.setattr(socketloop, "_loop", None)
-    socketloop.remember(asyncio.get_running_loop())
+    monkeypatch.setattr(live, "loop", asyncio.get_running_loop())
 
     await sync_to_async(broadcast.push_snapshot)(snap(1))
     await sync_to_async(broadcast.push_snapshot)(snap(2))
-    await settle()
+    await live.settle()
     assert layer.sent == [2]
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert any("could not push version 1" in r.getMessage() for r in warnings)
+    assert live.counts["pushes_failed"] >= 1
 
 
 def test_without_a_running_server_loop_the_push_is_sent_before_the_call_returns(monkeypatch):
@@ -102,7 +96,7 @@ def test_without_a_running_server_loop_the_push_is_sent_before_the_call_returns(
     monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
     # A loop that served sockets once but is not running now (a finished test's).
     loop = asyncio.new_event_loop()
-    monkeypatch.setattr(socketloop, "_loop", loop)
+    monkeypatch.setattr(live, "loop", loop)
     try:
         broadcast.push_snapshot(snap(7))
     finally:
@@ -125,7 +119,7 @@ def test_a_bot_step_scheduled_as_the_loop_closes_is_dropped_without_failing_the_
         def call_soon_threadsafe(self, *args: Any, **kwargs: Any) -> None:
             raise RuntimeError("Event loop is closed")
 
-    monkeypatch.setattr(socketloop, "_loop", Closing())
+    monkeypatch.setattr(live, "loop", Closing())
     bot_turn = {
         "token": "t",
         "version": 4,
@@ -133,5 +127,28 @@ def test_a_bot_step_scheduled_as_the_loop_closes_is_dropped_without_failing_the_
         "current_seat": 0,
         "seats": [{"bot": "solid"}],
     }
-    assert socketloop.call_soon(print) is False
+    assert live.call_soon(print) is False
     botplay.schedule(bot_turn)  # must not raise: it runs after the commit
+
+
+async def test_work_handed_to_the_loop_that_crashes_is_logged_with_its_traceback(caplog):
+    async def broken() -> None:
+        raise ZeroDivisionError("a bug in a bot step")
+
+    before = live.counts["bot_step_crashed"]
+    live.spawn(broken(), what="bot_step")
+    await live.settle()
+    assert live.counts["bot_step_crashed"] == before + 1
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert any(r.exc_info and r.exc_info[0] is ZeroDivisionError for r in errors)
+
+
+def test_a_failing_after_commit_listener_neither_escapes_nor_stops_the_next(monkeypatch):
+    heard: list[int] = []
+
+    def broken(snap: dict[str, Any]) -> None:
+        raise RuntimeError("listener bug")
+
+    monkeypatch.setattr(live, "after_commit", [broken, lambda snap: heard.append(snap["version"])])
+    live.committed(snap(3))  # must not raise: the action is already committed
+    assert heard == [3]
