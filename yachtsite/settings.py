@@ -91,7 +91,10 @@ REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # channels-redis's core layer, with the process's read of Redis
+            # owned by the layer rather than by whichever socket happened to
+            # be waiting: see games/redislayer.py for the push it used to lose.
+            "BACKEND": "games.redislayer.OwnReaderRedisChannelLayer",
             "CONFIG": {
                 "hosts": [REDIS_URL],
                 # Past ``capacity`` the layer drops group messages silently,

@@ -1,0 +1,105 @@
+"""The Redis channel layer, with the process's read owned by the layer.
+
+channels-redis keeps one Redis queue per process for all its sockets. Its
+stock ``receive()`` lets whichever socket's receive holds a lock pop that
+queue (``BZPOPMIN``) and hand out what it pops. A socket that closes is
+cancelled inside its receive; if it held the lock and Redis had just popped
+a message for another socket, the reply dies with the cancelled task: Redis
+no longer has the message and nobody got it. A push carries a whole game's
+sockets on one process, so the game stalls. Sockets closing all the time
+(games ending, tabs closing) made this a few lost pushes in every few
+hundred games.
+
+Here one task per process, which no socket can cancel, does every pop and
+files each message in the inbox of the socket it is for. A socket's receive
+only waits on its own inbox, so cancelling it loses nothing but its own
+mail. If Redis fails under the reader, every waiting socket hears the error
+(and closes with "try again"), as with the stock layer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from channels_redis.core import RedisChannelLayer
+
+from games.live import live
+
+log = logging.getLogger(__name__)
+
+
+class Inbox(asyncio.Queue[Any]):
+    """A socket's messages; past ``maxsize`` the oldest goes, and is counted."""
+
+    def put_nowait(self, item: Any) -> None:
+        if self.full():
+            self.get_nowait()
+            live.counts["inbox_overflows"] += 1
+            log.warning("a socket's inbox overflowed: dropped its oldest message")
+        super().put_nowait(item)
+
+
+class OwnReaderRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._inboxes: dict[str, Inbox] = {}
+        self._readers: dict[str, asyncio.Task[None]] = {}
+
+    async def new_channel(self, prefix: str = "specific") -> str:
+        channel: str = await super().new_channel(prefix)
+        # Messages may come before the socket's first receive: keep them.
+        self._inboxes[channel] = Inbox(self.capacity)
+        return channel
+
+    async def receive(self, channel: str) -> Any:
+        if "!" not in channel:
+            return await super().receive(channel)
+        inbox = self._inboxes.get(channel)
+        if inbox is None:
+            inbox = self._inboxes[channel] = Inbox(self.capacity)
+        self._ensure_reader(self.non_local_name(channel))
+        try:
+            item = await inbox.get()
+        except asyncio.CancelledError:
+            # Channels cancels a consumer's receive only when the consumer is done.
+            self._inboxes.pop(channel, None)
+            raise
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    def _ensure_reader(self, process_channel: str) -> None:
+        loop = asyncio.get_running_loop()
+        reader = self._readers.get(process_channel)
+        if reader is not None and not reader.done() and reader.get_loop() is loop:
+            return
+        self._readers[process_channel] = loop.create_task(self._read(process_channel))
+
+    async def _read(self, process_channel: str) -> None:
+        while True:
+            try:
+                destination, message = await self.receive_single(process_channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                # Redis is gone or failing: tell every waiting socket, as the
+                # stock layer tells the one holding its lock. The next receive
+                # starts a new reader.
+                for inbox in self._inboxes.values():
+                    inbox.put_nowait(error)
+                if self._readers.get(process_channel) is asyncio.current_task():
+                    del self._readers[process_channel]
+                return
+            for name in destination if isinstance(destination, list) else [destination]:
+                inbox = self._inboxes.get(name)
+                if inbox is not None:
+                    inbox.put_nowait(message)
+
+    async def flush(self) -> None:
+        for reader in list(self._readers.values()):
+            reader.cancel()
+        self._readers.clear()
+        self._inboxes.clear()
+        await super().flush()
