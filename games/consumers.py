@@ -14,6 +14,7 @@ import logging
 import time
 from typing import Any
 
+from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -29,7 +30,14 @@ from games.live import live
 from games.models import Game
 from games.rendering import hint_message, table_message
 from games.rules import DICE, GameError, Roll, Score
-from games.selectors import Snapshot, game_by_token, game_snapshot, seat_of
+from games.selectors import (
+    Snapshot,
+    game_by_token,
+    game_snapshot,
+    game_version,
+    seat_of,
+    seat_order,
+)
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +98,12 @@ def parse_action(text: str) -> dict[str, Any]:
     ):
         raise BadMessage("bad_message")
     parsed: dict[str, Any] = {"action": action, "version": version}
+    if (
+        action == "sync"
+        and version is not None
+        and (not isinstance(version, int) or isinstance(version, bool))
+    ):
+        raise BadMessage("bad_message")
     if action == "roll":
         hold = message.get("hold", [])
         if not isinstance(hold, list) or any(
@@ -213,7 +227,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             return
         try:
             if message["action"] == "sync":
-                await self.send_fresh_table(force=True)
+                await self.sync(message["version"])
                 return
             if message["action"] == "hint":
                 try:
@@ -261,6 +275,29 @@ class GameConsumer(AsyncWebsocketConsumer):
         if resync:
             await self.send_fresh_table(force=True)
 
+    async def sync(self, version: int | None) -> None:
+        """Answer a client that asks whether it is up to date.
+
+        A client that names the version it shows and is current gets a short
+        ``current`` answer, so a watchdog's periodic check costs one indexed
+        read and no render; otherwise the whole table comes again.
+        """
+        if version is not None:
+            current = await database_sync_to_async(game_version)(self.token)
+            if current == version:
+                await self.send(text_data=json.dumps({"type": "current", "version": version}))
+                return
+        await self.send_fresh_table(force=True)
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except Disconnected:
+            # The client left while we were answering it; its disconnect follows.
+            return
+
     async def send_fresh_table(self, *, force: bool = False) -> None:
         snap, seat = await database_sync_to_async(self._load)()
         self.seat = seat
@@ -276,13 +313,16 @@ class GameConsumer(AsyncWebsocketConsumer):
         if snap["status"] == Game.Status.LOBBY or (
             snap["last"] and snap["last"].get("kind") == "start"
         ):
-            # Seats are only taken in the lobby: look ours up again there.
+            # Seats are taken in the lobby and closed at the start: look ours
+            # up again, then show exactly the version pushed (a fresh read of
+            # the whole game could already be a later one, and this socket
+            # would never have been shown the version in between).
             try:
-                await self.send_fresh_table()
+                self.seat = await database_sync_to_async(seat_order)(self.token, self.guest)
             except DatabaseError:
                 # This viewer misses one push; the next one, or a sync, catches up.
                 log.warning("database unavailable for game %s", self.token, exc_info=True)
-            return
+                return
         await self._show(snap)
 
     async def _show(self, snap: Snapshot, *, force: bool = False) -> None:

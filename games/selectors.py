@@ -17,6 +17,11 @@ def game_by_token(token: str) -> Game | None:
     return Game.objects.filter(token=token).first()
 
 
+def game_version(token: str) -> int | None:
+    """The game's committed version, without reading the rest of it."""
+    return Game.objects.filter(token=token).values_list("version", flat=True).first()
+
+
 def games_hosted_since(guest_id: str, since: datetime) -> int:
     """Games this guest created from the home page (rematches aside) since ``since``."""
     return Player.objects.filter(
@@ -121,6 +126,17 @@ def game_rolls(game: Game) -> list[tuple[int, list[int], list[int]]]:
     return [
         (v, list(held), list(dice)) for v, held, dice in rows.values_list("version", "held", "dice")
     ]
+
+
+def seat_order(token: str, guest_id: str | None) -> int | None:
+    """Where this guest sits at the game, if anywhere, in one query."""
+    if not guest_id:
+        return None
+    return (
+        Player.objects.filter(game__token=token, guest_id=guest_id)
+        .values_list("order", flat=True)
+        .first()
+    )
 
 
 def seat_of(game: Game, guest_id: str | None) -> Player | None:

@@ -16,6 +16,14 @@
   let holds = new Set(currentHolds());
   let socket = null;
   let attempts = 0;
+  // A push that never comes must not leave anyone waiting: after our own
+  // action we expect a newer table soon, and in a game in play we expect to
+  // hear something now and then. Either silence asks the server whether we
+  // are current (a cheap "current" answer when we are).
+  const ANSWER_WITHIN_MS = 3000;
+  const QUIET_CHECK_MS = 30000;
+  let answerTimer = null;
+  let lastHeard = Date.now();
 
   function currentHolds() {
     return [...table.querySelectorAll(".die[aria-pressed=true]")].map((d) => Number(d.dataset.die));
@@ -53,16 +61,31 @@
   function send(message) {
     if (!socket || socket.readyState !== WebSocket.OPEN) {
       showError(connectionText.dataset.labelClosed);
-      return;
+      return false;
     }
     socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  function expectAnswer() {
+    clearTimeout(answerTimer);
+    answerTimer = setTimeout(resync, ANSWER_WITHIN_MS);
+  }
+
+  function resync() {
+    clearTimeout(answerTimer);
+    answerTimer = null;
+    send({ action: "sync", version: shown });
   }
 
   function handle(message) {
+    lastHeard = Date.now();
     if (message.type === "error") {
+      clearTimeout(answerTimer);
       showError(message.message);
       return;
     }
+    if (message.type === "current") return;
     if (message.type === "hint") {
       if (message.version === shown) hintBox.innerHTML = message.html;
       return;
@@ -73,6 +96,9 @@
       return;
     }
     const changed = message.version !== shown;
+    // Versions come one by one; a jump means a push went missing on the way.
+    const gap = shown > 0 && message.version > shown + 1;
+    if (changed) clearTimeout(answerTimer);
     shown = message.version;
     root.dataset.version = String(shown);
     const focused = focusKey(document.activeElement);
@@ -91,6 +117,7 @@
     }
     showHolds();
     if (focused) table.querySelector(focused)?.focus();
+    if (gap) resync();
   }
 
   function focusKey(element) {
@@ -119,12 +146,22 @@
 
   function act(button) {
     const action = button.dataset.action;
-    if (action === "roll") send({ action, version: shown, hold: [...holds].sort() });
-    else if (action === "score") send({ action, version: shown, category: button.dataset.category });
-    else if (action === "add_bot") send({ action, level: table.querySelector("#bot-level").value });
-    else if (button.dataset.seat) send({ action, seat: Number(button.dataset.seat) });
-    else send({ action, version: shown });
+    let sent;
+    if (action === "roll") sent = send({ action, version: shown, hold: [...holds].sort() });
+    else if (action === "score") sent = send({ action, version: shown, category: button.dataset.category });
+    else if (action === "add_bot") sent = send({ action, level: table.querySelector("#bot-level").value });
+    else if (button.dataset.seat) sent = send({ action, seat: Number(button.dataset.seat) });
+    else sent = send({ action, version: shown });
+    if (sent && action !== "hint") expectAnswer();
   }
+
+  setInterval(() => {
+    const status = table.querySelector("[data-status]")?.dataset.status;
+    if (status !== "finished" && Date.now() - lastHeard >= QUIET_CHECK_MS) {
+      lastHeard = Date.now();
+      resync();
+    }
+  }, 5000);
 
   // A stalled turn: the others' "let a bot play" button wakes up when the
   // grace period is over (the server checks the time again).
