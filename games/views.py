@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import select_template
@@ -23,6 +23,7 @@ from games.errors import error_message
 from games.forms import JoinForm, NewGameForm
 from games.guests import ensure_guest_id
 from games.labels import RULESET_NAMES, category_name
+from games.live import live
 from games.models import Game
 from games.rendering import review_rows, table_context
 from games.review import game_review
@@ -31,6 +32,14 @@ from games.selectors import game_by_token, game_snapshot, games_hosted_since, se
 
 
 @require_http_methods(["GET", "POST"])
+@require_GET
+def health(request: HttpRequest) -> JsonResponse:
+    """This process is up; with its open sockets and what it could not deliver
+    (pushes that failed to leave, messages dropped from a full inbox, work
+    that crashed), for an operator's monitoring. Touches no database."""
+    return JsonResponse({"status": "ok", "sockets": live.sockets, "counts": dict(live.counts)})
+
+
 def home(request: HttpRequest) -> HttpResponse:
     form = NewGameForm(request.POST or None)
     if request.method == "POST" and form.is_valid():

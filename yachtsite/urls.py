@@ -10,6 +10,7 @@ admin.site.login_form = ThrottledAdminLoginForm
 
 urlpatterns = [
     path("i18n/setlang/", views.set_language, name="set_language"),
+    path("health/", views.health, name="health"),
 ]
 urlpatterns += i18n_patterns(
     path("admin/", admin.site.urls),
