@@ -35,6 +35,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.error import HTTPError
 from urllib.request import urlopen
 
 from bench.client import Guest
@@ -254,9 +255,13 @@ def server_counts(urls: list[str]) -> dict[str, int]:
     from their health endpoints, summed."""
     total: dict[str, int] = {}
     for url in urls:
-        with urlopen(f"{url}/health/", timeout=10) as response:
-            for key, value in json.load(response)["counts"].items():
-                total[key] = total.get(key, 0) + value
+        try:
+            with urlopen(f"{url}/health/", timeout=10) as response:
+                counts = json.load(response)["counts"]
+        except HTTPError:
+            continue  # a server from before the endpoint (comparing versions)
+        for key, value in counts.items():
+            total[key] = total.get(key, 0) + value
     return total
 
 
