@@ -8,7 +8,7 @@ must reach every socket of its game.
 
 Each client is a pair of browser profiles (cookies, CSRF, Origin) playing one
 game after another: create, join, open both sockets, start, then every turn
-three rolls and a score, each sent ``--pace`` seconds after the push that
+three rolls (``--rolls``) and a score, each sent ``--pace`` seconds after the push that
 makes it that seat's move. A socket never asks for a resync on its own here:
 a push that does not come is a stall (``--stall`` seconds of silence while its
 game goes on), counted, and only then healed with a ``sync`` so the soak goes
@@ -88,6 +88,7 @@ class Soak:
         pace: float,
         stall: float,
         deadline: float,
+        rolls: int = 3,
         churn: int = 0,
     ) -> None:
         self.urls = urls
@@ -96,6 +97,7 @@ class Soak:
         self.clients = clients
         self.pace = pace
         self.stall = stall
+        self.rolls = rolls
         self.deadline = deadline
         self.to_start = games
         self.totals = Totals()
@@ -215,7 +217,7 @@ class Soak:
             return {"action": "start", "version": version} if ready else None
         if state["status"] != "playing" or state["current_seat"] != seat:
             return None
-        if state["rolls_left"] > 0:
+        if state["rolls_used"] < self.rolls and state["rolls_left"] > 0:
             hold = sorted(rng.sample(range(5), rng.randint(0, 3))) if state["rolls_used"] else []
             return {"action": "roll", "version": version, "hold": hold}
         preview: dict[str, int] = state["preview"]
@@ -266,7 +268,11 @@ def server_counts(urls: list[str]) -> dict[str, int]:
 
 
 async def soak(args: argparse.Namespace) -> dict[str, Any]:
-    profile = PROFILES[args.profile]
+    profile = dict(PROFILES[args.profile])
+    if args.database_url:
+        profile["DATABASE_URL"] = args.database_url
+    if args.redis_url is not None:
+        profile["REDIS_URL"] = args.redis_url
     if args.processes > 1 and not profile["REDIS_URL"]:
         raise SystemExit("several processes need the postgres+redis profile")
     cluster = Cluster(
@@ -293,6 +299,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         clients=args.clients,
         pace=args.pace,
         stall=args.stall,
+        rolls=args.rolls,
         deadline=started + args.minutes * 60,
         churn=args.churn,
     )
@@ -323,6 +330,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "clients": args.clients,
         "churn": args.churn,
         "pace_s": args.pace,
+        "rolls": args.rolls,
         "seconds": round(elapsed, 1),
         **asdict(totals),
         "server": counts,
@@ -350,7 +358,7 @@ def report(result: dict[str, Any]) -> str:
     lines = [
         f"soak: {result['profile']}, {result['processes']} process(es), "
         f"{result['clients']} clients, {result['churn']} churning spectators, "
-        f"{result['pace_s'] * 1000:.0f} ms pace, "
+        f"{result['pace_s'] * 1000:.0f} ms pace, {result['rolls']} roll(s) a turn, "
         f"{result['seconds']} s",
         f"  games played          {result['games']} ({result['unfinished']} unfinished)",
         f"  versions committed    {result['versions_committed']}",
@@ -377,6 +385,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--clients", type=int, default=12)
     parser.add_argument("--pace", type=float, default=0.03, help="seconds before each move")
+    parser.add_argument("--rolls", type=int, default=3, help="rolls a turn before scoring (1-3)")
+    parser.add_argument("--database-url", default="", help="instead of the profile's")
+    parser.add_argument("--redis-url", default=None, help="instead of the profile's")
     parser.add_argument("--stall", type=float, default=5.0, help="silence that counts as a stall")
     parser.add_argument(
         "--churn", type=int, default=0, help="spectators opening and closing sockets meanwhile"

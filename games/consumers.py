@@ -282,6 +282,9 @@ class GameConsumer(AsyncWebsocketConsumer):
         ``current`` answer, so a watchdog's periodic check costs one indexed
         read and no render; otherwise the whole table comes again.
         """
+        # Group membership expires after a day on Redis: renew it, so a tab
+        # left open for days goes on hearing pushes.
+        await self.channel_layer.group_add(self.group, self.channel_name)
         if version is not None:
             current = await database_sync_to_async(game_version)(self.token)
             if current == version:
