@@ -10,14 +10,15 @@ Each client is a pair of browser profiles (cookies, CSRF, Origin) playing one
 game after another: create, join, open both sockets, start, then every turn
 three rolls (``--rolls``) and a score, each sent ``--pace`` seconds after the push that
 makes it that seat's move. A socket never asks for a resync on its own here:
-a push that does not come is a stall (``--stall`` seconds of silence while its
-game goes on), counted, and only then healed with a ``sync`` so the soak goes
-on. After each game the committed version is read back over HTTP (the game
-page), independently of the sockets, and every version between a socket's
-first table and that one must have come to the socket as a push.
+a push later than ``--slow`` seconds is counted as slow; one that has not come
+after ``--lost-after`` seconds of silence while its game goes on is lost, and
+only then healed with a ``sync`` so the soak goes on. After each game the
+committed version is read back over HTTP (the game page), independently of
+the sockets, and every version between a socket's first table and that one
+must have come to the socket as a push.
 
 Printed: games played, versions committed, versions delivered per socket,
-losses (committed versions some socket of the game never got pushed), stalls,
+losses (committed versions some socket of the game never got pushed), slow pushes,
 the server's own count of pushes it could not send, and daphne's RSS over
 time. Exit status 1 on any loss. Everything is bounded: ``--minutes`` caps
 the run; results also go to var/bench/soak.json.
@@ -60,7 +61,8 @@ SERVER_COUNTS = re.compile(r"pushes (\w+)=(\d+)")
 class SocketRecord:
     first: int = 0  # the version of the table shown on connect
     pushed: set[int] = field(default_factory=set)
-    stalls: int = 0
+    slow: int = 0
+    syncs: int = 0
 
 
 @dataclass
@@ -71,7 +73,8 @@ class Totals:
     versions_delivered: int = 0  # summed over sockets
     sockets: int = 0
     lost: int = 0
-    stalls: int = 0
+    slow: int = 0
+    syncs: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     losses: list[dict[str, Any]] = field(default_factory=list)
 
@@ -86,7 +89,8 @@ class Soak:
         games: int,
         clients: int,
         pace: float,
-        stall: float,
+        slow: float,
+        lost_after: float,
         deadline: float,
         rolls: int = 3,
         churn: int = 0,
@@ -96,7 +100,8 @@ class Soak:
         self.live: list[str] = []  # tokens of games being played now
         self.clients = clients
         self.pace = pace
-        self.stall = stall
+        self.slow = slow
+        self.lost_after = lost_after
         self.rolls = rolls
         self.deadline = deadline
         self.to_start = games
@@ -172,19 +177,30 @@ class Soak:
     ) -> None:
         last = 0
         syncing = False
+        silent_since = time.monotonic()
+        counted_slow = False
         while not finished.is_set():
-            if time.monotonic() > self.deadline + 60:
+            if time.monotonic() > self.deadline + 2 * self.lost_after:
                 return
             try:
-                text = await asyncio.wait_for(ws.recv(), self.stall)
+                # Cancelling recv() on a timeout loses no message (websockets).
+                text = await asyncio.wait_for(ws.recv(), self.slow)
             except TimeoutError:
-                # Silence while the game goes on: a push that never came.
-                record.stalls += 1
+                if not counted_slow:
+                    record.slow += 1
+                    counted_slow = True
+                if time.monotonic() - silent_since < self.lost_after:
+                    continue
+                # Silence this long while the game goes on: the push never came.
+                record.syncs += 1
                 syncing = True
+                silent_since = time.monotonic()
                 await ws.send(json.dumps({"action": "sync"}))
                 continue
             except Exception:
                 return  # the other seat finished and closed, or the server went away
+            silent_since = time.monotonic()
+            counted_slow = False
             message = json.loads(text)
             if message.get("type") == "error":
                 code = str(message.get("code"))
@@ -233,7 +249,8 @@ class Soak:
         totals.versions_committed += committed
         for seat, record in enumerate(records):
             totals.sockets += 1
-            totals.stalls += record.stalls
+            totals.slow += record.slow
+            totals.syncs += record.syncs
             totals.versions_delivered += len(record.pushed)
             expected = set(range(record.first + 1, committed + 1))
             missing = sorted(expected - record.pushed)
@@ -298,7 +315,8 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         games=args.games,
         clients=args.clients,
         pace=args.pace,
-        stall=args.stall,
+        slow=args.slow,
+        lost_after=args.lost_after,
         rolls=args.rolls,
         deadline=started + args.minutes * 60,
         churn=args.churn,
@@ -310,7 +328,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             t = runner.totals
             print(
                 f"  {time.monotonic() - started:6.0f} s: {t.games} games, "
-                f"{t.versions_committed} versions, {t.lost} lost, {t.stalls} stalls",
+                f"{t.versions_committed} versions, {t.lost} lost, {t.slow} slow",
                 flush=True,
             )
             await asyncio.sleep(args.sample)
@@ -331,6 +349,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "churn": args.churn,
         "pace_s": args.pace,
         "rolls": args.rolls,
+        "slow_s": args.slow,
         "seconds": round(elapsed, 1),
         **asdict(totals),
         "server": counts,
@@ -365,7 +384,7 @@ def report(result: dict[str, Any]) -> str:
         f"  versions delivered    {result['versions_delivered']} over {result['sockets']} "
         "sockets (pushes, connect tables aside)",
         f"  lost pushes           {result['lost']}",
-        f"  stalls                {result['stalls']}",
+        f"  slow pushes (> {result['slow_s']} s) {result['slow']}",
         f"  server's counts       {result['server']}",
         f"  errors answered       {result['errors'] or 'none'}",
         "  daphne RSS (MB) over time:",
@@ -388,7 +407,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rolls", type=int, default=3, help="rolls a turn before scoring (1-3)")
     parser.add_argument("--database-url", default="", help="instead of the profile's")
     parser.add_argument("--redis-url", default=None, help="instead of the profile's")
-    parser.add_argument("--stall", type=float, default=5.0, help="silence that counts as a stall")
+    parser.add_argument("--slow", type=float, default=5.0, help="a push later than this is slow")
+    parser.add_argument(
+        "--lost-after", type=float, default=60.0, help="silence after which a push is lost"
+    )
     parser.add_argument(
         "--churn", type=int, default=0, help="spectators opening and closing sockets meanwhile"
     )
