@@ -323,6 +323,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     )
 
     async def sample() -> None:
+        reported = 0
         while True:
             rss.append((time.monotonic() - started, [rss_mb(pid) for pid in cluster.pids]))
             t = runner.totals
@@ -331,6 +332,9 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 f"{t.versions_committed} versions, {t.lost} lost, {t.slow} slow",
                 flush=True,
             )
+            for loss in t.losses[reported:]:
+                print(f"    LOST: game {loss['game']} seat {loss['seat']}: {loss['versions']}")
+            reported = len(t.losses)
             await asyncio.sleep(args.sample)
 
     sampler = asyncio.ensure_future(sample())

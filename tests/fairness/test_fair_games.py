@@ -11,6 +11,7 @@ import pytest
 from django.test import Client
 
 from games import services
+from games.live import live
 from games.models import Game, Move
 from games.rendering import table_message
 from games.rules import Roll, fairness
@@ -94,7 +95,7 @@ def test_the_seed_is_in_no_push_until_the_game_ends_and_then_it_is(
     django_capture_on_commit_callbacks: Any,
 ):
     pushed: list[dict[str, Any]] = []
-    monkeypatch.setattr(services, "push_snapshot", pushed.append)
+    monkeypatch.setattr(live, "after_commit", [pushed.append])
     with django_capture_on_commit_callbacks(execute=True):
         game = started_game(2)
         game = play_turns(game)
