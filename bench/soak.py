@@ -179,7 +179,9 @@ class Soak:
         syncing = False
         silent_since = time.monotonic()
         counted_slow = False
-        while not finished.is_set():
+        # Each socket reads until it has the final table itself: the other
+        # socket's process may deliver it later.
+        while True:
             if time.monotonic() > self.deadline + 2 * self.lost_after:
                 return
             try:
@@ -198,7 +200,7 @@ class Soak:
                 await ws.send(json.dumps({"action": "sync"}))
                 continue
             except Exception:
-                return  # the other seat finished and closed, or the server went away
+                return  # the server went away
             silent_since = time.monotonic()
             counted_slow = False
             message = json.loads(text)
