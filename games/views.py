@@ -144,8 +144,6 @@ def rules_page(request: HttpRequest, ruleset: str = "yacht") -> HttpResponse:
         **rules_pages.page_context(ruleset, language),
     }
     template = get_template("rules/page.html")
-    if language not in ("en", "es", "it"):
-        template = get_template(f"rules/{ruleset}.{language}.html")
     return HttpResponse(template.render(context, request))
 
 
