@@ -1,4 +1,5 @@
-"""The rules pages players read: one template per (language, rule set).
+"""The rules pages players read: one structure (templates/rules/page.html and
+games/rules_pages.py) in the words of each language (templates/rules/<lang>/).
 
 Every example on a page is written as
 ``<span class="example" data-dice="3,3,3,5,5" data-category="full_house" data-points="19">``
