@@ -290,7 +290,6 @@ def page_context(ruleset: str, language: str) -> dict[str, object]:
         "yacht_name": category_name(ruleset, "yacht"),
         "choice_name": category_name(ruleset, "choice"),
         "table_rows": table_rows(ruleset),
-        "upper_best": sum(best_box(ruleset, key) for key in UPPER_KEYS),
         "best_total": best_total(rs),
         "box_count": len(rs.categories),
         "extra_yacht_count": len(rs.categories) - 1,
