@@ -104,18 +104,11 @@ class Example:
 
 
 @dataclass(frozen=True)
-class JokerExample:
-    """A five-alike scored under the forced joker, with 50 in the Yacht box."""
+class JokerExample(Example):
+    """A five-alike scored under the forced joker, with 50 in the Yacht box;
+    ``points`` are the box's joker points, ``bonus`` the extra yacht bonus."""
 
-    dice: tuple[int, ...]
-    category: str
-    name: str
-    points: int
     bonus: int
-
-    @property
-    def dice_attr(self) -> str:
-        return ",".join(str(d) for d in self.dice)
 
 
 @dataclass(frozen=True)
