@@ -10,19 +10,18 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.template import TemplateDoesNotExist
-from django.template.loader import select_template
+from django.template.loader import get_template
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import get_language, get_language_from_path
 from django.views import i18n
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import services
+from games import rules_pages, services
 from games.errors import error_message
 from games.forms import JoinForm, NewGameForm
 from games.guests import ensure_guest_id
-from games.labels import RULESET_NAMES, category_name
+from games.labels import RULESET_NAMES
 from games.live import live
 from games.models import Game
 from games.rendering import review_rows, table_context
@@ -31,7 +30,6 @@ from games.rules import RULESETS, GameError, get_ruleset
 from games.selectors import game_by_token, game_snapshot, games_hosted_since, seat_of
 
 
-@require_http_methods(["GET", "POST"])
 @require_GET
 def health(request: HttpRequest) -> JsonResponse:
     """This process is up; with its open sockets and what it could not deliver
@@ -40,6 +38,7 @@ def health(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok", "sockets": live.sockets, "counts": dict(live.counts)})
 
 
+@require_http_methods(["GET", "POST"])
 def home(request: HttpRequest) -> HttpResponse:
     form = NewGameForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -135,11 +134,11 @@ def rules_page(request: HttpRequest, ruleset: str = "yacht") -> HttpResponse:
     if ruleset not in RULESETS:
         raise Http404(error_message("unknown_ruleset"))
     rs = get_ruleset(ruleset)
+    # Every language of rules_pages.LANGUAGES has the whole page; any other
+    # active language reads the English one.
     language = get_language() or "en"
-    try:
-        template = select_template([f"rules/{ruleset}.{language}.html", f"rules/{ruleset}.en.html"])
-    except TemplateDoesNotExist as missing:
-        raise Http404(error_message("unknown_ruleset")) from missing
+    if language not in rules_pages.LANGUAGES:
+        language = "en"
     alternates = []
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
@@ -149,13 +148,11 @@ def rules_page(request: HttpRequest, ruleset: str = "yacht") -> HttpResponse:
         "ruleset": rs,
         "ruleset_key": ruleset,
         "ruleset_name": RULESET_NAMES[ruleset],
-        "categories": [(c.key, category_name(ruleset, c.key)) for c in rs.categories],
         "rulesets": [(key, RULESET_NAMES[key]) for key in RULESETS],
-        # The language the page is written in: English where a translation is missing.
-        "rules_language": language
-        if template.template.name.endswith(f".{language}.html")
-        else "en",
+        "rules_language": language,
+        **rules_pages.page_context(ruleset, language),
     }
+    template = get_template("rules/page.html")
     return HttpResponse(template.render(context, request))
 
 

@@ -66,7 +66,7 @@ EXPECTED = {
     },
     "it": {
         "home": ["Nuova partita", "Il tuo nome", "Posti", "Crea la partita", "Classico 13"],
-        "lobby_host": ["Link d'invito", "Giocatori", "host", "Inizia la partita"],
+        "lobby_host": ["Link d'invito", "Giocatori", "organizzatore", "Inizia la partita"],
         "lobby_guest": ["Unisciti a questa partita", "Entra con questo nome", "Il tuo nome"],
         "my_turn": ["Tocca a te", "Rilancia", "Restano 2 lanci", "Giro 1 di 12"],
         "their_turn": ["Tocca a Ana", "Restano 2 lanci"],
@@ -179,7 +179,7 @@ def test_a_missing_game_says_so_in_the_language_of_the_link(client: Client, lang
     [
         ("es", "partida", "se unió", "Esperando jugadores"),
         ("it", "partita", "è entrato", "In attesa di giocatori"),
-        ("ca", "partida", "s'hi va unir", "Esperant jugadors"),
+        ("ca", "partida", "s'hi va unir", "A l'espera de jugadors"),
     ],
 )
 def test_the_admin_names_models_moves_and_statuses_in_the_staff_members_language(

@@ -1,4 +1,5 @@
-"""The rules pages players read: one template per (language, rule set).
+"""The rules pages players read: one structure (templates/rules/page.html and
+games/rules_pages.py) in the words of each language (templates/rules/<lang>/).
 
 Every example on a page is written as
 ``<span class="example" data-dice="3,3,3,5,5" data-category="full_house" data-points="19">``
@@ -61,12 +62,12 @@ PAGES: dict[tuple[str, str], tuple[str, ...]] = {
     ("es", "yatzy"): (
         "Unos", "Doses", "Treses", "Cuatros", "Cincos", "Seises",
         "Pareja", "Dobles parejas", "Tres iguales", "Cuatro iguales",
-        "Escalera corta", "Escalera larga", "Full House", "Chance", "Yatzy",
+        "Escalera corta", "Escalera larga", "Full House", "Azar", "Yatzy",
     ),
     ("es", "classic13"): (
         "Unos", "Doses", "Treses", "Cuatros", "Cincos", "Seises",
         "Tres iguales", "Cuatro iguales", "Full House",
-        "Escalera corta", "Escalera larga", "Yacht", "Chance",
+        "Escalera corta", "Escalera larga", "Yacht", "Azar",
     ),
     ("it", "yacht"): _YACHT_IT,
     ("it", "yacht_sum"): _YACHT_IT,
@@ -87,12 +88,12 @@ PAGES: dict[tuple[str, str], tuple[str, ...]] = {
     ("ca", "yatzy"): (
         "Uns", "Dos", "Tres", "Quatres", "Cincs", "Sis",
         "Parella", "Doble parella", "Tres iguals", "Quatre iguals",
-        "Escala curta", "Escala llarga", "Full House", "Chance", "Yatzy",
+        "Escala curta", "Escala llarga", "Full House", "Atzar", "Yatzy",
     ),
     ("ca", "classic13"): (
         "Uns", "Dos", "Tres", "Quatres", "Cincs", "Sis",
         "Tres iguals", "Quatre iguals", "Full House",
-        "Escala curta", "Escala llarga", "Yacht", "Chance",
+        "Escala curta", "Escala llarga", "Yacht", "Atzar",
     ),
 }  # fmt: skip
 
