@@ -24,7 +24,7 @@ from django.db import connection
 from django.utils import translation
 from hypothesis import strategies as st
 
-from games import consumers, rules, services
+from games import actions, consumers, rules, services
 from games.errors import MESSAGES, error_message
 from games.guests import GUEST_KEY
 from games.models import Game, Move, Player, ScoreEntry
@@ -352,7 +352,7 @@ def hostile_message(draw: st.DrawFn, table: Table, sock: Sock) -> tuple[str | by
         payload = draw(st.binary(min_size=1, max_size=64))
         return payload, parse_error("bad_message")
     if kind == "huge":
-        size = draw(st.integers(consumers.MAX_MESSAGE_CHARS + 1, 300_000))
+        size = draw(st.integers(actions.MAX_MESSAGE_CHARS + 1, 300_000))
         body = json.dumps({"action": "roll", "version": v, "hold": [], "pad": ""})
         return body[:-2] + "x" * size + '"}', parse_error("too_large")
     if kind == "not_object":
@@ -365,14 +365,14 @@ def hostile_message(draw: st.DrawFn, table: Table, sock: Sock) -> tuple[str | by
         # as a crash: it is either refused as JSON or read as an odd object.
         depth = draw(st.integers(100, 1000))
         text = '{"action": "sync", "x": ' + "[" * depth + "]" * depth + "}"
-        if len(text) > consumers.MAX_MESSAGE_CHARS:
+        if len(text) > actions.MAX_MESSAGE_CHARS:
             return text, parse_error("too_large")
         return text, Outcome(TABLE)
     if kind == "unknown":
         action = draw(
             st.one_of(
                 st.sampled_from(["ROLL", "roll ", "", "join", "teleport", "set_dice", None, 7]),
-                JUNK_TEXT.filter(lambda t: t not in consumers.ACTIONS),
+                JUNK_TEXT.filter(lambda t: t not in actions.ACTIONS),
             )
         )
         message = {"action": action, "version": v}

@@ -94,7 +94,7 @@ async def test_a_database_failure_on_sync_is_answered_not_crashed(connect, monke
     def down(*args: object) -> None:
         raise OperationalError("could not connect to server")
 
-    monkeypatch.setattr(consumers, "game_snapshot", down)
+    monkeypatch.setattr(consumers, "game_viewed_by", down)
     await ana.send({"action": "sync"})
     assert (await ana.error())["code"] == "unavailable"
     monkeypatch.undo()

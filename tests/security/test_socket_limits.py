@@ -10,7 +10,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games import consumers, services
+from games import actions, consumers, services
 from games.models import Game
 from yachtsite.asgi import application
 
@@ -74,12 +74,12 @@ async def test_a_frame_over_the_size_cap_is_refused_and_the_socket_stays(connect
     game = await started()
     ana = await connect(game.token, "ana")
     await ana.table()
-    padding = "x" * (consumers.MAX_MESSAGE_CHARS + 1)
+    padding = "x" * (actions.MAX_MESSAGE_CHARS + 1)
     for frame in (padding, json.dumps({"action": "sync", "pad": padding}), "€" * 2049):
         await ana.ws.send_to(text_data=frame)
         assert (await ana.error())["code"] == "too_large"
-    fits = json.dumps({"action": "sync", "pad": "x" * (consumers.MAX_MESSAGE_CHARS - 40)})
-    assert len(fits) <= consumers.MAX_MESSAGE_CHARS
+    fits = json.dumps({"action": "sync", "pad": "x" * (actions.MAX_MESSAGE_CHARS - 40)})
+    assert len(fits) <= actions.MAX_MESSAGE_CHARS
     await ana.ws.send_to(text_data=fits)
     assert (await ana.table())["version"] == game.version
 
