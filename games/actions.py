@@ -228,6 +228,27 @@ def parse(text: str) -> tuple[Declaration, dict[str, Any]]:
     return declaration, {f.name: f.read(message) for f in declaration.fields}
 
 
+PROTOCOL_DOC = "docs/protocol.md"
+
+
+def protocol_sections() -> dict[str, str]:
+    """The parts of docs/protocol.md written from the code, by their marker."""
+    kinds = "\n".join(f"- `{kind}`: {text}" for kind, text in selectors.LAST_KINDS.items())
+    return {"actions": protocol_table(), "push kinds": kinds}
+
+
+def with_sections(page: str, sections: Mapping[str, str]) -> str:
+    """``page`` with the text between each section's markers replaced."""
+    for name, body in sections.items():
+        start, end = f"<!-- {name}: begin -->\n", f"\n<!-- {name}: end -->"
+        head, found, rest = page.partition(start)
+        _old, found_end, tail = rest.partition(end)
+        if not (found and found_end):
+            raise ValueError(f"{PROTOCOL_DOC} lacks the markers of {name!r}")
+        page = head + start + body + end + tail
+    return page
+
+
 def protocol_table() -> str:
     """docs/protocol.md's table of client actions, from the declarations."""
     lines = ["| action | fields | what it asks |", "|---|---|---|"]

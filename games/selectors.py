@@ -15,6 +15,17 @@ from games.models import Game, Move, Player, ScoreEntry
 
 # What produced a version, for announcing it: the kinds of push.
 LastKind = Literal["join", "leave", "start", "roll", "score", "rematch", "stand_in", "take_back"]
+# Each kind as docs/protocol.md tells it (written from here by manage.py protocol_doc).
+LAST_KINDS: dict[LastKind, str] = {
+    "join": "a person or a bot took a seat in the lobby",
+    "leave": "the host took a bot off its seat (later seats moved up)",
+    "start": "the game started",
+    "roll": "`seat` rolled: `dice` are the dice now, `held` the positions kept",
+    "score": "`seat` scored `points` (extra bonus included) in `category` with `dice`",
+    "rematch": "the players moved to a new game (see `rematch`)",
+    "stand_in": "a bot now plays for `seat`, whose person was idle",
+    "take_back": "the person of `seat` took it back from the bot",
+}
 
 
 class Last(TypedDict):

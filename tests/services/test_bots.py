@@ -184,3 +184,14 @@ def test_a_game_of_only_bots_starts_at_once_and_plays_itself_to_the_end():
     assert game.status == Game.Status.FINISHED
     with pytest.raises(GameError, match="unknown_bot"):
         services.game_create(guest_id="ana", name="Ana", seat_count=2, watch=True)
+
+
+def test_an_empty_guest_id_never_stands_for_a_bots_seat():
+    game = services.game_create(guest_id="ana", name="Ana", seat_count=3, bot_level="solid")
+    with pytest.raises(GameError, match="no_guest"):
+        services.game_join(token=game.token, guest_id="", name="Nobody")
+    with pytest.raises(GameError, match="no_guest"):
+        services.game_create(guest_id="", name="Nobody")
+    game = services.game_start(token=game.token, guest_id="ana")
+    with pytest.raises(GameError, match="not_seated"):
+        services.game_take_back(token=game.token, guest_id="")
