@@ -2,11 +2,13 @@ import random
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from games import services
 from games.models import Game, Move
 from games.rules import Roll, Score
-from games.selectors import game_players, game_state
+from games.selectors import game_players, game_snapshot, game_state
 
 pytestmark = pytest.mark.django_db
 
@@ -68,3 +70,41 @@ def test_the_admin_is_for_staff_only(client):
     client.login(username="player", password="a-long-password-1")
     response = client.get("/en/admin/games/game/")
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_the_game_list_costs_the_same_queries_for_two_games_as_for_twelve(staff_client):
+    def queries_for_list() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            response = staff_client.get("/en/admin/games/game/")
+        assert response.status_code == 200
+        return len(captured)
+
+    def started(seats: int) -> None:
+        game = services.game_create(guest_id="ana", name="Ana", seat_count=seats)
+        for n in range(1, seats):
+            services.game_join(token=game.token, guest_id=f"p{n}", name=f"P{n}")
+        game = services.game_start(token=game.token, guest_id="ana")
+        services.game_act(
+            token=game.token,
+            guest_id="ana",
+            version=game.version,
+            action=Roll(),
+            rng=random.Random(1),
+        )
+        game.refresh_from_db()
+        box = game_state(game, game_players(game)).allowed_boxes()[0]
+        services.game_act(token=game.token, guest_id="ana", version=game.version, action=Score(box))
+
+    for seats in (1, 2):
+        started(seats)
+    few = queries_for_list()
+    for n in range(10):
+        started(1 + n % 3)
+    assert queries_for_list() == few
+
+
+def test_the_game_list_shows_each_games_totals_and_round(staff_client):
+    game = finished_game()
+    response = staff_client.get("/en/admin/games/game/")
+    totals = " / ".join(str(s["total"]) for s in game_snapshot(game)["seats"])
+    assert totals in response.content.decode()
