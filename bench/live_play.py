@@ -42,7 +42,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    # Only for annotations: Django is set up before the games modules load.
+    from games.selectors import Snapshot
 
 from bench.client import GameLog, Guest, play_seat
 from scripts.run_cluster import ROOT, Cluster
@@ -415,10 +419,10 @@ def profile_updates(updates: int) -> str:
     from games.rendering import table_message
     from games.rules import Roll, Score
 
-    pushed: list[dict[str, Any]] = []
+    pushed: list[Snapshot] = []
     original = services.push_snapshot
 
-    def recording(snapshot: dict[str, Any]) -> None:
+    def recording(snapshot: Snapshot) -> None:
         pushed.append(snapshot)
         original(snapshot)
 
@@ -433,6 +437,7 @@ def profile_updates(updates: int) -> str:
     def one_update(game: Any) -> Any:
         snap = pushed[-1]
         seat = snap["current_seat"]
+        assert seat is not None
         if snap["rolls_used"] == 0:
             action: Any = Roll(frozenset())
         else:

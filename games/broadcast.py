@@ -22,6 +22,7 @@ from channels.layers import BaseChannelLayer, get_channel_layer
 from redis.exceptions import RedisError
 
 from games import socketloop
+from games.selectors import Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,7 @@ def group_name(token: str) -> str:
     return f"game.{token}"
 
 
-def push_snapshot(snapshot: dict[str, Any]) -> None:
+def push_snapshot(snapshot: Snapshot) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
@@ -51,11 +52,11 @@ def push_snapshot(snapshot: dict[str, Any]) -> None:
         _could_not_push(snapshot)
 
 
-def _event(snapshot: dict[str, Any]) -> dict[str, Any]:
+def _event(snapshot: Snapshot) -> dict[str, Any]:
     return {"type": "game.snapshot", "snapshot": snapshot}
 
 
-def _start(layer: BaseChannelLayer, snapshot: dict[str, Any]) -> None:
+def _start(layer: BaseChannelLayer, snapshot: Snapshot) -> None:
     loop = asyncio.get_running_loop()
     token = snapshot["token"]
     previous = _last.get(token)
@@ -74,7 +75,7 @@ def _forget(token: str, task: asyncio.Task[None]) -> None:
 
 
 async def _send(
-    layer: BaseChannelLayer, snapshot: dict[str, Any], previous: asyncio.Task[None] | None
+    layer: BaseChannelLayer, snapshot: Snapshot, previous: asyncio.Task[None] | None
 ) -> None:
     if previous is not None and not previous.done():
         # Only its order matters here: its failure is its own, logged there.
@@ -87,7 +88,7 @@ async def _send(
         _could_not_push(snapshot)
 
 
-def _could_not_push(snapshot: dict[str, Any]) -> None:
+def _could_not_push(snapshot: Snapshot) -> None:
     # The action is committed: a push that cannot leave must not make it
     # look failed. Sockets lose their channel layer too, are closed with
     # "try again", and resync when they reconnect.

@@ -4,11 +4,12 @@ one is logged rather than lost in a task nobody awaits."""
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, cast
 
 from asgiref.sync import sync_to_async
 
 from games import botplay, broadcast, socketloop
+from games.selectors import Snapshot
 
 
 class HeldLayer:
@@ -30,8 +31,9 @@ class HeldLayer:
         self.sent.append(snapshot["version"])
 
 
-def snap(version: int, token: str = "handoff") -> dict[str, Any]:
-    return {"token": token, "version": version}
+def snap(version: int, token: str = "handoff") -> Snapshot:
+    # Only what a push reads on its way out: the rest of a snapshot is not looked at.
+    return cast(Snapshot, {"token": token, "version": version})
 
 
 async def settle() -> None:
@@ -126,12 +128,15 @@ def test_a_bot_step_scheduled_as_the_loop_closes_is_dropped_without_failing_the_
             raise RuntimeError("Event loop is closed")
 
     monkeypatch.setattr(socketloop, "_loop", Closing())
-    bot_turn = {
-        "token": "t",
-        "version": 4,
-        "status": "playing",
-        "current_seat": 0,
-        "seats": [{"bot": "solid"}],
-    }
+    bot_turn = cast(
+        Snapshot,
+        {
+            "token": "t",
+            "version": 4,
+            "status": "playing",
+            "current_seat": 0,
+            "seats": [{"bot": "solid"}],
+        },
+    )
     assert socketloop.call_soon(print) is False
     botplay.schedule(bot_turn)  # must not raise: it runs after the commit
