@@ -156,7 +156,7 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def perform(self, declaration: Declaration, fields: dict[str, Any]) -> None:
         """Call the action's verb; answer the sender as its declaration says."""
-        result = None
+        result: Any = None
         if declaration.verb is not None:
             result = await database_sync_to_async(declaration.verb)(
                 token=self.token, guest_id=self.guest, **fields

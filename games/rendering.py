@@ -85,7 +85,7 @@ def _rows(snap: Snapshot, may_score: bool) -> list[dict[str, Any]]:
     rows = []
     for key in snap["categories"]:
         name = names[key]
-        cells = []
+        cells: list[str] = []
         for seat in snap["seats"]:
             value = seat["boxes"].get(key)
             if value is not None:
@@ -173,6 +173,7 @@ def announcement(snap: Snapshot, me: int | None) -> str:
     if snap["status"] == "finished":
         parts.append(result_sentence(snap))
     elif snap["status"] == "playing" and kind in ("start", "score"):
+        assert snap["current_seat"] is not None
         if snap["current_seat"] == me:
             parts.append(_("It is your turn."))
         else:

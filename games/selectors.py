@@ -177,7 +177,7 @@ def snapshot(
         "preview": state.preview() if state and playing else {},
         "seats": seats,
         "winners": list(state.winners()) if state and finished else [],
-        "rematch": game.rematch.token if finished and game.rematch_id else None,
+        "rematch": game.rematch.token if finished and game.rematch is not None else None,
         # The seed must stay secret while dice are still to be rolled: anyone
         # holding it could predict every roll. The commitment binds it from the start.
         "commitment": game.seed_commitment,

@@ -396,7 +396,7 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
         game = _locked(token)
         players = game_players(game)
         _check(game, players, guest_id, "rematch")
-        if game.rematch_id:
+        if game.rematch is not None:
             return game.rematch
         new = Game.objects.create(
             ruleset=game.ruleset,

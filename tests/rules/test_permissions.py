@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ def lobby(*seats: Seat, seat_count: int = 3) -> Table:
     return Table(status="lobby", version=4, seat_count=seat_count, seats=seats or PEOPLE)
 
 
-def playing(rolls: int = 0, current: int = 0, **changes: object) -> Table:
+def playing(rolls: int = 0, current: int = 0, **changes: Any) -> Table:
     state = rules.new_game("yacht", 2)
     state = replace(state, current=current)
     for _ in range(rolls):

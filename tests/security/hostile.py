@@ -182,6 +182,7 @@ def replay_roll(state: GameState, move: Move) -> GameState:
         # A held die keeps its face: the log may not rewrite it.
         assert all(move.dice[i] == state.dice[i] for i in hold), (state.dice, move.dice, hold)
     fresh = ScriptedDice(move.dice[i] for i in range(rules.DICE) if i not in hold)
+    assert move.player is not None
     after = rules.apply(state, move.player.order, Roll(hold), fresh)
     assert list(after.dice) == move.dice
     return after
@@ -189,6 +190,7 @@ def replay_roll(state: GameState, move: Move) -> GameState:
 
 def replay_score(state: GameState, move: Move) -> GameState:
     assert list(state.dice) == move.dice, "a score must use the dice on the table"
+    assert move.player is not None
     seat = move.player.order
     after = rules.apply(state, seat, Score(move.category), NoDice())
     gained = after.cards[seat].boxes[move.category] + (
@@ -419,7 +421,7 @@ def advance(table: Table, message: dict[str, Any], sock: Sock) -> None:
 SENDER_KINDS = ["spectator", "anonymous", "forged", "foreign", "garbage"]
 JUNK_TEXT = st.text(alphabet=string.printable + "éß中\u202e\x00", max_size=40)
 # Values of the wrong type for each kind of field: each is refused as bad_message.
-WRONG = {
+WRONG: dict[type, list[object]] = {
     Whole: ["3", 3.0, True, False, None, [], {}, [3], {"v": 3}, "", -1.5],
     Text: [7, None, ["ones"], {"k": 1}, True, 3.5],
     Positions: ["01", 0, {"0": 1}, True, 1.0, None, [0, "1"], [True], [1.0]],
@@ -567,7 +569,9 @@ def legal_message(draw: st.DrawFn, table: Table, sock: Sock) -> dict[str, Any]:
         if choice == "remove_bot":
             # Mostly a bot's seat; a person's is refused.
             bots = [s for s, guest in enumerate(table.guests) if not guest]
-            seats = bots if bots and draw(st.integers(0, 3)) else range(len(table.guests))
+            seats = list(range(len(table.guests)))
+            if bots and draw(st.integers(0, 3)) != 0:
+                seats = bots
             return {"action": "remove_bot", "seat": draw(st.sampled_from(seats))}
         return {"action": "start", "version": v}
     if table.status == Game.Status.FINISHED:

@@ -65,7 +65,7 @@ def test_hostile_messages_from_every_kind_of_sender_never_break_a_rule_or_a_row(
     )
     @given(st.data())
     def crowd(data: st.DataObject) -> None:
-        run_crowd(data.draw, STEPS_PER_EXAMPLE, stats)
+        run_crowd(data.draw, STEPS_PER_EXAMPLE, stats)  # type: ignore[arg-type]
 
     started = time.monotonic()
     with caplog.at_level(logging.WARNING):

@@ -20,7 +20,7 @@ def codes_raised_in(path: Path) -> set[str]:
                     codes |= {
                         branch.value
                         for branch in (arg.body, arg.orelse)
-                        if isinstance(branch, ast.Constant)
+                        if isinstance(branch, ast.Constant) and isinstance(branch.value, str)
                     }
     return codes
 
