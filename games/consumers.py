@@ -25,8 +25,8 @@ from redis.exceptions import RedisError
 from games import botplay, shutdown, socketloop
 from games.actions import BadMessage, Declaration, parse
 from games.broadcast import group_name
-from games.errors import error_message
 from games.guests import guest_id_of
+from games.messages import error_message
 from games.rendering import hint_message, table_message
 from games.rules import GameError
 from games.selectors import Snapshot, game_by_token, game_viewed_by

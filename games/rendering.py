@@ -8,7 +8,7 @@ differs per viewer is only the language and which controls are live.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.template.loader import render_to_string
@@ -22,6 +22,10 @@ from games.labels import category_name, ruleset_name
 from games.models import BOT_LEVELS
 from games.rules import UPPER_KEYS, allowed_actions, get_ruleset
 from games.selectors import Advice, SeatSnapshot, Snapshot, snapshot_table
+
+if TYPE_CHECKING:
+    # Only for annotations: the solver loads numpy, which a table push does not need.
+    from games.solver.review import SeatReview
 
 # Which cells of a 3x3 grid show a pip, for each face.
 PIPS = {
@@ -274,7 +278,7 @@ def hint_message(advice: Advice, language: str) -> dict[str, Any]:
     return {"type": "hint", "version": advice["version"], "html": html}
 
 
-def review_rows(ruleset: str, seat: Any) -> dict[str, Any]:
+def review_rows(ruleset: str, seat: SeatReview) -> dict[str, Any]:
     """One seat's review as the template shows it, with a cumulative-cost chart."""
     decisions = []
     running = 0.0

@@ -5,13 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Literal, TypedDict, cast
+from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
 from django.conf import settings
 from django.utils import timezone
 
 from games import rules
 from games.models import Game, Move, Player, ScoreEntry
+
+if TYPE_CHECKING:
+    # Only for annotations: the solver loads numpy, which pages that never
+    # review a game should not wait for.
+    from games.solver.review import SeatReview
 
 # What produced a version, for announcing it: the kinds of push.
 LastKind = Literal["join", "leave", "start", "roll", "score", "rematch", "stand_in", "take_back"]
@@ -336,3 +341,37 @@ def game_hint(*, token: str, guest_id: str) -> Advice:
             for hold, v in holds[:HINT_HOLDS]
         ],
     }
+
+
+def game_roll_players(game: Game) -> dict[int, str]:
+    """The name of who rolled, by the version of the roll."""
+    rows = game.moves.filter(kind=Move.Kind.ROLL).values_list("version", "player__name")
+    return {version: name or "" for version, name in rows}
+
+
+def game_review(game: Game) -> list[SeatReview]:
+    """Each person's decisions (bots are not reviewed), priced against optimal play."""
+    from games.solver import get_table
+    from games.solver.review import Decision, LoggedMove, SeatReview, review
+
+    players = game_players(game)
+    people = [p.order for p in players if p.guest_id]
+    rows = (
+        game.moves.filter(kind__in=[Move.Kind.ROLL, Move.Kind.SCORE])
+        .order_by("version")
+        .values_list("player__order", "kind", "held", "dice", "category")
+    )
+    moves = [
+        LoggedMove(seat=order, kind=kind, held=tuple(held), dice=tuple(dice), category=category)
+        for order, kind, held, dice, category in rows
+    ]
+    decisions: list[Decision] = review(get_table(game.ruleset), len(players), moves, judged=people)
+    return [
+        SeatReview(
+            order=p.order,
+            name=p.name,
+            decisions=[d for d in decisions if d.seat == p.order],
+        )
+        for p in players
+        if p.order in people
+    ]

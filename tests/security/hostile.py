@@ -34,8 +34,8 @@ from hypothesis import strategies as st
 
 from games import actions, consumers, rules, services
 from games.actions import Declaration, Positions, Text, Whole
-from games.errors import MESSAGES, error_message
 from games.guests import GUEST_KEY
+from games.messages import MESSAGES, error_message
 from games.models import BOT_LEVELS, Game, Move, Player, ScoreEntry
 from games.rules import GameState, Roll, Score, ScriptedDice
 from games.selectors import game_players, game_state

@@ -14,7 +14,7 @@ from django.utils import translation
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from games import broadcast, consumers, services
-from games.errors import error_message
+from games.messages import error_message
 from games.models import Game, Move, ScoreEntry
 from games.rules import Roll, Score
 

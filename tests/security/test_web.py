@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from games import services
-from games.errors import error_message
+from games.messages import error_message
 from games.models import Game, Player
 
 pytestmark = pytest.mark.django_db

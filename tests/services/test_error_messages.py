@@ -1,7 +1,7 @@
 import ast
 from pathlib import Path
 
-from games.errors import MESSAGES
+from games.messages import MESSAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 
