@@ -7,6 +7,7 @@ In production: ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` (channels-redis).
 from pathlib import Path
 
 import environ
+from csp.constants import NONE, SELF
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -192,6 +193,23 @@ LOGGING = {
 
 
 # --- Abuse limits and browser security (kept apart from the tuning above) ---
+# Every script and style comes from our own static files: no inline <script>,
+# no on*= handlers, no style attributes, so an injected name cannot run.
+# (yachtsite.security adds the game socket's origin to connect-src.)
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 # Games one guest session may create per hour before the form refuses.
 YACHT_GAMES_PER_HOUR = env.int("YACHT_GAMES_PER_HOUR", default=20)
 # Failed admin sign-ins allowed per client address and username, per window.
