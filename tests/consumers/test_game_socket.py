@@ -121,7 +121,7 @@ async def test_a_stale_version_is_rejected_and_the_sender_gets_a_fresh_table(con
     await ana.send({"action": "roll", "version": version, "hold": []})
     assert (await ana.error())["code"] == "stale_version"
     assert (await ana.table())["version"] == version + 1
-    assert await bo.silent()
+    assert await bo.nothing_new()
     assert (await db_counts(game))[0] == version + 1
 
 

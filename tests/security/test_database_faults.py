@@ -77,7 +77,7 @@ async def test_a_database_failure_mid_action_writes_nothing_and_the_player_may_r
             "message": error_message("unavailable"),
         }
     assert await rows(game) == before, "a failed action left rows behind"
-    assert await bo.silent(), "a change that never committed was pushed"
+    assert await bo.nothing_new(), "a change that never committed was pushed"
     monkeypatch.undo()
     # The same action at the same version goes through once the database is back.
     await ana.send({"action": "score", "version": version, "category": "choice"})
