@@ -827,12 +827,15 @@ class Crowd:
             await self.send(table, other, '{"action": "sync"}', Outcome(TABLE))
 
     async def finish(self) -> None:
-        """No socket holds an answer nobody expected, and every log replays."""
-        await asyncio.sleep(0.05)
+        """No socket holds an answer nobody expected, and every log replays.
+
+        Each socket is asked for the table: its answer must be the very next
+        message, so anything unexpected that was sent before it is caught
+        without waiting for it.
+        """
         for table in self.tables:
             for sock in table.sockets:
-                assert sock.ws is not None
-                assert await sock.ws.receive_nothing(timeout=0.01), sock.kind
+                await self.send(table, sock, '{"action": "sync"}', Outcome(TABLE))
             await sync_to_async(check_game)(table)
 
 
