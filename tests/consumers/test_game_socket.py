@@ -4,17 +4,13 @@ from channels.testing import WebsocketCommunicator
 
 from games import services
 from games.models import Game, Move, ScoreEntry
+from tests import factories
 from yachtsite.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
-@sync_to_async
-def lobby(seats: int = 2) -> Game:
-    game = services.game_create(guest_id="ana", name="Ana", seat_count=seats)
-    if seats > 1:
-        services.game_join(token=game.token, guest_id="bo", name="Bo")
-    return game
+lobby = sync_to_async(factories.lobby_game)
 
 
 @sync_to_async

@@ -16,21 +16,13 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from games import broadcast, consumers, services
 from games.messages import error_message
 from games.models import Game, Move, ScoreEntry
-from games.rules import Roll, Score
+from games.rules import Score
+from tests import factories
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
-@sync_to_async
-def rolled_game() -> Game:
-    """A two-seat game where Ana has rolled once and may now score."""
-    game = services.game_create(guest_id="ana", name="Ana", seat_count=2)
-    services.game_join(token=game.token, guest_id="bo", name="Bo")
-    services.game_start(token=game.token, guest_id="ana")
-    game.refresh_from_db()
-    services.game_act(token=game.token, guest_id="ana", version=game.version, action=Roll())
-    game.refresh_from_db()
-    return game
+rolled_game = sync_to_async(factories.rolled_game)
 
 
 @sync_to_async

@@ -10,20 +10,14 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games import actions, consumers, services
-from games.models import Game
+from games import actions, consumers
+from tests import factories
 from yachtsite.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
-@sync_to_async
-def started(host_name: str = "Ana") -> Game:
-    game = services.game_create(guest_id="ana", name=host_name, seat_count=2)
-    services.game_join(token=game.token, guest_id="bo", name="Bo")
-    services.game_start(token=game.token, guest_id="ana")
-    game.refresh_from_db()
-    return game
+started = sync_to_async(factories.started_game)
 
 
 async def test_a_flood_closes_that_socket_with_4008_after_saying_why_and_no_other(connect):

@@ -7,8 +7,8 @@ from django.test.utils import CaptureQueriesContext
 
 from games import services
 from games.models import Game, Move
-from games.rules import Roll, Score
-from games.selectors import game_players, game_snapshot, game_state
+from games.selectors import game_snapshot
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 
@@ -21,20 +21,8 @@ def staff_client(client):
 
 
 def finished_game() -> Game:
-    rng = random.Random(11)
-    game = services.game_create(guest_id="ana", name="Ana", seat_count=2, ruleset="yatzy")
-    services.game_join(token=game.token, guest_id="bo", name="Bo")
-    game = services.game_start(token=game.token, guest_id="ana")
-    while game.status == Game.Status.PLAYING:
-        guest = ["ana", "bo"][game.current_seat]
-        game = services.game_act(
-            token=game.token, guest_id=guest, version=game.version, action=Roll(), rng=rng
-        )
-        box = game_state(game, game_players(game)).allowed_boxes()[0]
-        game = services.game_act(
-            token=game.token, guest_id=guest, version=game.version, action=Score(box), rng=rng
-        )
-    return game
+    game = factories.started_game(2, ruleset="yatzy")
+    return factories.play_turns(game, rng=random.Random(11))
 
 
 def test_staff_read_a_finished_game_move_by_move_with_every_scorecard(staff_client):
@@ -80,20 +68,7 @@ def test_the_game_list_costs_the_same_queries_for_two_games_as_for_twelve(staff_
         return len(captured)
 
     def started(seats: int) -> None:
-        game = services.game_create(guest_id="ana", name="Ana", seat_count=seats)
-        for n in range(1, seats):
-            services.game_join(token=game.token, guest_id=f"p{n}", name=f"P{n}")
-        game = services.game_start(token=game.token, guest_id="ana")
-        services.game_act(
-            token=game.token,
-            guest_id="ana",
-            version=game.version,
-            action=Roll(),
-            rng=random.Random(1),
-        )
-        game.refresh_from_db()
-        box = game_state(game, game_players(game)).allowed_boxes()[0]
-        services.game_act(token=game.token, guest_id="ana", version=game.version, action=Score(box))
+        factories.play_turn(factories.started_game(seats), rng=random.Random(1))
 
     for seats in (1, 2):
         started(seats)
