@@ -42,7 +42,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    # Only for annotations: Django is set up before the games modules load.
+    from games.selectors import Snapshot
 
 from bench.client import GameLog, Guest, play_seat
 from scripts.run_cluster import ROOT, Cluster
@@ -412,17 +416,12 @@ def profile_updates(updates: int) -> str:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "yachtsite.settings")
     django.setup()
     from games import services
+    from games.live import live
     from games.rendering import table_message
     from games.rules import Roll, Score
 
-    pushed: list[dict[str, Any]] = []
-    original = services.push_snapshot
-
-    def recording(snapshot: dict[str, Any]) -> None:
-        pushed.append(snapshot)
-        original(snapshot)
-
-    services.push_snapshot = recording
+    pushed: list[Snapshot] = []
+    live.after_commit.insert(0, pushed.append)
     guests = ("bench-a", "bench-b")
 
     def new_game() -> Any:
@@ -433,6 +432,7 @@ def profile_updates(updates: int) -> str:
     def one_update(game: Any) -> Any:
         snap = pushed[-1]
         seat = snap["current_seat"]
+        assert seat is not None
         if snap["rolls_used"] == 0:
             action: Any = Roll(frozenset())
         else:

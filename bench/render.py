@@ -19,13 +19,17 @@ import os
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    # Only for annotations: Django is set up inside main().
+    from games.selectors import Snapshot
 
 
-def mid_game_snapshot() -> dict[str, Any]:
+def mid_game_snapshot() -> Snapshot:
     from games import rules
     from games.models import Game, Player
-    from games.selectors import snapshot
+    from games.selectors import last_action, snapshot
 
     rng = random.Random(7)
     state = rules.engine.new_game("classic13", 2)
@@ -50,7 +54,8 @@ def mid_game_snapshot() -> dict[str, Any]:
         Player(game=game, order=0, name="Ada", guest_id="a"),
         Player(game=game, order=1, name="Bot", bot="solid"),
     ]
-    last = {"kind": "roll", "seat": state.current, "dice": list(state.dice), "held": []}
+    last = last_action("roll", state.current)
+    last["dice"] = list(state.dice)
     return snapshot(game, players, state, last)
 
 

@@ -12,6 +12,7 @@ value. Tables are built in a temporary directory unless ``--dir`` is given.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import multiprocessing
 import os
@@ -110,14 +111,13 @@ def measure_latency(key: str, directory: Path) -> dict[str, dict[str, tuple[floa
         state = new_game(key, len(BOTS))
         while not state.finished:
             level = list(BOTS)[state.current]
-            bot, now = BOTS[level], state
-            action = timed(lambda bot=bot, now=now: bot(now, rng), wall[level], cpu[level])
+            action = timed(functools.partial(BOTS[level], state, rng), wall[level], cpu[level])
             if state.rolls:
                 seen.append(state)
             state = apply(state, state.current, action, rng)
     for state in seen:
         table.turn.cache_clear()
-        timed(lambda state=state: hint(table, state), wall["hint"], cpu["hint"])
+        timed(functools.partial(hint, table, state), wall["hint"], cpu["hint"])
     return {
         name: {"wall": percentiles(wall[name]), "cpu": percentiles(cpu[name])} for name in names
     }

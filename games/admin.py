@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.db.models import Count, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
+from games import rules
 from games.labels import category_name
 from games.models import Game, Move, Player, ScoreEntry
-from games.rules import get_ruleset
 from games.selectors import game_snapshot
 
 
@@ -29,7 +29,7 @@ class ReadOnlyMixin:
 class PlayerInline(ReadOnlyMixin, admin.TabularInline):
     model = Player
     fields = ["order", "name", "joined_at"]
-    readonly_fields = fields
+    readonly_fields = ["order", "name", "joined_at"]
     extra = 0
     show_change_link = True
 
@@ -37,7 +37,16 @@ class PlayerInline(ReadOnlyMixin, admin.TabularInline):
 class MoveInline(ReadOnlyMixin, admin.TabularInline):
     model = Move
     fields = ["version", "player", "kind", "held", "dice", "category", "points", "created_at"]
-    readonly_fields = fields
+    readonly_fields = [
+        "version",
+        "player",
+        "kind",
+        "held",
+        "dice",
+        "category",
+        "points",
+        "created_at",
+    ]
     extra = 0
     ordering = ["version"]
 
@@ -68,12 +77,20 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
     inlines = [PlayerInline, MoveInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
-        return (
-            super()
-            .get_queryset(request)
-            .prefetch_related("players__scores")
-            .annotate(boxes_filled=Count("players__scores"))
-        )
+        # Every column of the list reads the seats and boxes prefetched here:
+        # one query each for games, seats and boxes, however many rows.
+        return super().get_queryset(request).prefetch_related("players__scores")
+
+    @staticmethod
+    def _cards(game: Game) -> list[rules.Scorecard]:
+        """Each seat's scorecard, from the prefetched rows."""
+        return [
+            rules.Scorecard(
+                {s.category: s.points for s in p.scores.all()},
+                sum(s.extra_bonus for s in p.scores.all()),
+            )
+            for p in sorted(game.players.all(), key=lambda p: p.order)
+        ]
 
     @admin.display(description=_("players"))
     def player_names(self, game: Game) -> str:
@@ -83,13 +100,14 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
     def round(self, game: Game) -> str:
         if not game.started_at:
             return "-"
-        rounds = len(get_ruleset(game.ruleset).categories)
-        return str(min(game.boxes_filled // game.seat_count + 1, rounds))
+        rounds = len(rules.get_ruleset(game.ruleset).categories)
+        filled = sum(len(card.boxes) for card in self._cards(game))
+        return str(min(filled // game.seat_count + 1, rounds))
 
     @admin.display(description=_("totals"))
     def totals(self, game: Game) -> str:
-        snap = game_snapshot(game)
-        return " / ".join(str(s["total"]) for s in snap["seats"])
+        ruleset = rules.get_ruleset(game.ruleset)
+        return " / ".join(str(rules.totals(ruleset, card).total) for card in self._cards(game))
 
     @admin.display(description=_("review"))
     def review_link(self, game: Game) -> str:
@@ -105,7 +123,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
     def scorecards(self, game: Game) -> str:
         snap = game_snapshot(game)
         header = format_html_join("", "<th>{}</th>", ((s["name"],) for s in snap["seats"]))
-        rows = [
+        rows: list[tuple[object, ...]] = [
             (category_name(game.ruleset, key), *(s["boxes"].get(key, "") for s in snap["seats"]))
             for key in snap["categories"]
         ]

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from typing import Any
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -22,17 +21,18 @@ from django.db import DatabaseError
 
 from games.live import live
 from games.rules import GameError
+from games.selectors import Snapshot
 
 log = logging.getLogger(__name__)
 
 
-def bot_to_move(snap: dict[str, Any]) -> bool:
+def bot_to_move(snap: Snapshot) -> bool:
     if snap["status"] != "playing" or snap["current_seat"] is None:
         return False
     return bool(snap["seats"][snap["current_seat"]].get("bot"))
 
 
-def schedule(snap: dict[str, Any]) -> None:
+def schedule(snap: Snapshot) -> None:
     """If a bot is to move in ``snap``, make it move after a pause. Any thread.
 
     Without a running socket loop nothing is scheduled: the next socket of

@@ -20,6 +20,7 @@ from channels.layers import BaseChannelLayer, get_channel_layer
 from redis.exceptions import RedisError
 
 from games.live import live
+from games.selectors import Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +29,7 @@ def group_name(token: str) -> str:
     return f"game.{token}"
 
 
-def push_snapshot(snapshot: dict[str, Any]) -> None:
+def push_snapshot(snapshot: Snapshot) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
@@ -44,11 +45,11 @@ def push_snapshot(snapshot: dict[str, Any]) -> None:
         live.counts["pushes_sent"] += 1
 
 
-def _event(snapshot: dict[str, Any]) -> dict[str, Any]:
+def _event(snapshot: Snapshot) -> dict[str, Any]:
     return {"type": "game.snapshot", "snapshot": snapshot}
 
 
-def _start(layer: BaseChannelLayer, snapshot: dict[str, Any]) -> None:
+def _start(layer: BaseChannelLayer, snapshot: Snapshot) -> None:
     async def send() -> None:
         try:
             await layer.group_send(group_name(snapshot["token"]), _event(snapshot))
@@ -60,7 +61,7 @@ def _start(layer: BaseChannelLayer, snapshot: dict[str, Any]) -> None:
     live.chain(snapshot["token"], send, what="push")
 
 
-def _could_not_push(snapshot: dict[str, Any]) -> None:
+def _could_not_push(snapshot: Snapshot) -> None:
     # The action is committed: a push that cannot leave must not make it
     # look failed. Sockets lose their channel layer too, are closed with
     # "try again", and resync when they reconnect.

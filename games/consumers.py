@@ -13,6 +13,7 @@ import json
 import logging
 import time
 from typing import Any
+from urllib.parse import parse_qs
 
 from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
@@ -22,26 +23,18 @@ from django.db import DatabaseError
 from django.utils import translation
 from redis.exceptions import RedisError
 
-from games import botplay, services
+from games import botplay
+from games.actions import BadMessage, Declaration, parse
 from games.broadcast import group_name
-from games.errors import error_message
 from games.guests import guest_id_of
 from games.live import live
-from games.models import Game
+from games.messages import error_message
 from games.rendering import hint_message, table_message
-from games.rules import DICE, GameError, Roll, Score
-from games.selectors import (
-    Snapshot,
-    game_by_token,
-    game_snapshot,
-    game_version,
-    seat_of,
-    seat_order,
-)
+from games.rules import GameError
+from games.selectors import Snapshot, game_by_token, game_viewed_by, seat_order
 
 log = logging.getLogger(__name__)
 
-MAX_MESSAGE_CHARS = 2048
 # A burst of a few dozen messages, then a handful per second.
 RATE_BURST = 30
 RATE_PER_SECOND = 5.0
@@ -71,78 +64,6 @@ class TokenBucket:
             return False
         self.tokens -= 1
         return True
-
-
-class BadMessage(Exception):
-    def __init__(self, code: str) -> None:
-        super().__init__(code)
-        self.code = code
-
-
-def parse_action(text: str) -> dict[str, Any]:
-    """Check a client message's shape; return its fields or raise BadMessage."""
-    if len(text) > MAX_MESSAGE_CHARS:
-        raise BadMessage("too_large")
-    try:
-        message = json.loads(text)
-    except (ValueError, RecursionError):
-        raise BadMessage("bad_json") from None
-    if not isinstance(message, dict):
-        raise BadMessage("bad_message")
-    action = message.get("action")
-    if action not in ACTIONS:
-        raise BadMessage("unknown_action")
-    version = message.get("version")
-    if action in ("roll", "score", "start") and (
-        not isinstance(version, int) or isinstance(version, bool)
-    ):
-        raise BadMessage("bad_message")
-    parsed: dict[str, Any] = {"action": action, "version": version}
-    if (
-        action == "sync"
-        and version is not None
-        and (not isinstance(version, int) or isinstance(version, bool))
-    ):
-        raise BadMessage("bad_message")
-    if action == "roll":
-        hold = message.get("hold", [])
-        if not isinstance(hold, list) or any(
-            not isinstance(i, int) or isinstance(i, bool) for i in hold
-        ):
-            raise BadMessage("bad_message")
-        if len(set(hold)) != len(hold) or any(not 0 <= i < DICE for i in hold):
-            raise BadMessage("bad_hold")
-        parsed["hold"] = frozenset(hold)
-    elif action == "score":
-        category = message.get("category")
-        if not isinstance(category, str):
-            raise BadMessage("bad_message")
-        parsed["category"] = category
-    elif action == "add_bot":
-        level = message.get("level")
-        if not isinstance(level, str):
-            raise BadMessage("bad_message")
-        parsed["level"] = level
-    elif action in ("remove_bot", "hand_to_bot"):
-        seat = message.get("seat")
-        if not isinstance(seat, int) or isinstance(seat, bool):
-            raise BadMessage("bad_message")
-        parsed["seat"] = seat
-    return parsed
-
-
-ACTIONS = (
-    "roll",
-    "score",
-    "start",
-    "rematch",
-    "sync",
-    "add_bot",
-    "remove_bot",
-    "hand_to_bot",
-    "take_back",
-    "hint",
-)
 
 
 class GameConsumer(AsyncWebsocketConsumer):
@@ -207,8 +128,7 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     def _language(self) -> str:
         query = self.scope.get("query_string", b"").decode("latin-1")
-        params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
-        wanted = params.get("lang", "")
+        wanted = parse_qs(query).get("lang", [""])[-1]
         codes = {code for code, _ in settings.LANGUAGES}
         return wanted if wanted in codes else settings.LANGUAGE_CODE
 
@@ -221,61 +141,36 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.send_error("bad_message", resync=False)
             return
         try:
-            message = parse_action(text_data)
+            declaration, fields = parse(text_data)
         except BadMessage as bad:
             await self.send_error(bad.code, resync=False)
             return
         try:
-            if message["action"] == "sync":
-                await self.sync(message["version"])
-                return
-            if message["action"] == "hint":
-                try:
-                    advice = await database_sync_to_async(services.game_hint)(
-                        token=self.token, guest_id=self.guest
-                    )
-                except GameError as error:
-                    await self.send_error(error.code, resync=False)
-                    return
-                await self.send(text_data=json.dumps(hint_message(advice, self.language)))
-                return
-            try:
-                await database_sync_to_async(self.perform)(message)
-            except GameError as error:
-                await self.send_error(error.code)
+            await self.perform(declaration, fields)
+        except GameError as error:
+            # A refused change is followed by the table it was refused
+            # against; a refused read changed nothing worth resending.
+            await self.send_error(error.code, resync=declaration.answer == "push")
         except DatabaseError:
             # The action's transaction rolled back whole; the player may retry.
             log.warning("database unavailable for game %s", self.token, exc_info=True)
             await self.send_error("unavailable", resync=False)
 
-    def perform(self, message: dict[str, Any]) -> None:
-        action = message["action"]
-        if action == "start":
-            services.game_start(token=self.token, guest_id=self.guest, version=message["version"])
-        elif action == "rematch":
-            services.game_rematch(token=self.token, guest_id=self.guest)
-        elif action == "add_bot":
-            services.game_add_bot(token=self.token, guest_id=self.guest, level=message["level"])
-        elif action == "remove_bot":
-            services.game_remove_bot(token=self.token, guest_id=self.guest, seat=message["seat"])
-        elif action == "hand_to_bot":
-            services.game_hand_to_bot(token=self.token, guest_id=self.guest, seat=message["seat"])
-        elif action == "take_back":
-            services.game_take_back(token=self.token, guest_id=self.guest)
-        else:
-            move = Roll(message["hold"]) if action == "roll" else Score(message["category"])
-            services.game_act(
-                token=self.token, guest_id=self.guest, version=message["version"], action=move
+    async def perform(self, declaration: Declaration, fields: dict[str, Any]) -> None:
+        """Call the action's verb; answer the sender as its declaration says."""
+        result: Any = None
+        if declaration.verb is not None:
+            result = await database_sync_to_async(declaration.verb)(
+                token=self.token, guest_id=self.guest, **fields
             )
-
-    async def send_error(self, code: str, *, resync: bool = True) -> None:
-        with translation.override(self.language):
-            text = error_message(code)
-        await self.send(text_data=json.dumps({"type": "error", "code": code, "message": text}))
-        if resync:
+        if declaration.answer == "table":
             await self.send_fresh_table(force=True)
+        elif declaration.answer == "current":
+            await self.answer_sync(asked=fields.get("version"), current=result)
+        elif declaration.answer == "hint":
+            await self.send(text_data=json.dumps(hint_message(result, self.language)))
 
-    async def sync(self, version: int | None) -> None:
+    async def answer_sync(self, *, asked: int | None, current: int) -> None:
         """Answer a client that asks whether it is up to date.
 
         A client that names the version it shows and is current gets a short
@@ -285,11 +180,9 @@ class GameConsumer(AsyncWebsocketConsumer):
         # Group membership expires after a day on Redis: renew it, so a tab
         # left open for days goes on hearing pushes.
         await self.channel_layer.group_add(self.group, self.channel_name)
-        if version is not None:
-            current = await database_sync_to_async(game_version)(self.token)
-            if current == version:
-                await self.send(text_data=json.dumps({"type": "current", "version": version}))
-                return
+        if asked is not None and asked == current:
+            await self.send(text_data=json.dumps({"type": "current", "version": current}))
+            return
         await self.send_fresh_table(force=True)
 
     async def send(
@@ -301,21 +194,24 @@ class GameConsumer(AsyncWebsocketConsumer):
             # The client left while we were answering it; its disconnect follows.
             return
 
+    async def send_error(self, code: str, *, resync: bool = True) -> None:
+        with translation.override(self.language):
+            text = error_message(code)
+        await self.send(text_data=json.dumps({"type": "error", "code": code, "message": text}))
+        if resync:
+            await self.send_fresh_table(force=True)
+
     async def send_fresh_table(self, *, force: bool = False) -> None:
         snap, seat = await database_sync_to_async(self._load)()
         self.seat = seat
         await self._show(snap, force=force)
 
     def _load(self) -> tuple[Snapshot, int | None]:
-        game = Game.objects.get(token=self.token)
-        seat = seat_of(game, self.guest)
-        return game_snapshot(game), (seat.order if seat else None)
+        return game_viewed_by(self.token, self.guest)
 
     async def game_snapshot(self, event: dict[str, Any]) -> None:
-        snap = event["snapshot"]
-        if snap["status"] == Game.Status.LOBBY or (
-            snap["last"] and snap["last"].get("kind") == "start"
-        ):
+        snap: Snapshot = event["snapshot"]
+        if snap["status"] == "lobby" or (snap["last"] and snap["last"]["kind"] == "start"):
             # Seats are taken in the lobby and closed at the start: look ours
             # up again, then show exactly the version pushed (a fresh read of
             # the whole game could already be a later one, and this socket

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -7,7 +9,7 @@ from games.rules import DEFAULT_RULESET, RULESETS
 
 
 class NameField(forms.CharField):
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(
             label=_("Your name"),
             max_length=NAME_MAX_LENGTH,
@@ -62,8 +64,8 @@ class NewGameForm(forms.Form):
         ),
     )
 
-    def clean(self) -> dict[str, object]:
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
         if data.get("watch") and not data.get("opponents"):
             self.add_error("opponents", _("Choose which bots should play."))
         return data

@@ -41,7 +41,7 @@ class Inbox(asyncio.Queue[Any]):
         super().put_nowait(item)
 
 
-class OwnReaderRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
+class OwnReaderRedisChannelLayer(RedisChannelLayer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._inboxes: dict[str, Inbox] = {}
@@ -93,9 +93,9 @@ class OwnReaderRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
                     del self._readers[process_channel]
                 return
             for name in destination if isinstance(destination, list) else [destination]:
-                inbox = self._inboxes.get(name)
-                if inbox is not None:
-                    inbox.put_nowait(message)
+                found = self._inboxes.get(name)
+                if found is not None:
+                    found.put_nowait(message)
 
     async def flush(self) -> None:
         for reader in list(self._readers.values()):

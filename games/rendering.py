@@ -8,7 +8,7 @@ differs per viewer is only the language and which controls are live.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.template.loader import render_to_string
@@ -20,8 +20,12 @@ from django.utils.translation import ngettext
 
 from games.labels import category_name, ruleset_name
 from games.models import BOT_LEVELS
-from games.rules import MAX_ROLLS, UPPER_KEYS, get_ruleset
-from games.selectors import Snapshot
+from games.rules import UPPER_KEYS, allowed_actions, get_ruleset
+from games.selectors import Advice, SeatSnapshot, Snapshot, snapshot_table
+
+if TYPE_CHECKING:
+    # Only for annotations: the solver loads numpy, which a table push does not need.
+    from games.solver.review import SeatReview
 
 # Which cells of a 3x3 grid show a pip, for each face.
 PIPS = {
@@ -70,7 +74,7 @@ def _box_names(ruleset: str, language: str | None) -> dict[str, str]:
         return {key: category_name(ruleset, key) for key in get_ruleset(ruleset).category_keys}
 
 
-def _rows(snap: Snapshot, my_turn: bool) -> list[dict[str, Any]]:
+def _rows(snap: Snapshot, may_score: bool) -> list[dict[str, Any]]:
     """The scorecard's rows, each cell's content already built.
 
     This is the hot loop of every push (boxes x seats, per viewer): as
@@ -85,7 +89,7 @@ def _rows(snap: Snapshot, my_turn: bool) -> list[dict[str, Any]]:
     rows = []
     for key in snap["categories"]:
         name = names[key]
-        cells = []
+        cells: list[str] = []
         for seat in snap["seats"]:
             value = seat["boxes"].get(key)
             if value is not None:
@@ -93,11 +97,13 @@ def _rows(snap: Snapshot, my_turn: bool) -> list[dict[str, Any]]:
                 cells.append(mark_safe(str(value)))
             elif seat["order"] != current or key not in preview:
                 cells.append("")
-            elif my_turn:
+            elif may_score:
                 cells.append(
                     format_html(
                         '<button type="button" class="box" data-action="score"'
-                        ' data-category="{}">{}<span class="visually-hidden"> {}</span></button>',
+                        ' data-category="{}" data-args=\'{{"category": "{}"}}\'>{}'
+                        '<span class="visually-hidden"> {}</span></button>',
+                        key,
                         key,
                         preview[key],
                         _("— score in %(box)s") % {"box": name},
@@ -122,7 +128,7 @@ def _rows(snap: Snapshot, my_turn: bool) -> list[dict[str, Any]]:
     return rows
 
 
-def _bot_label(seat: dict[str, Any]) -> str:
+def _bot_label(seat: SeatSnapshot) -> str:
     """What the tag beside a seat's name says, if a bot plays it."""
     if not seat["bot"]:
         return ""
@@ -136,11 +142,13 @@ def _bot_label(seat: dict[str, Any]) -> str:
 
 def announcement(snap: Snapshot, me: int | None) -> str:
     """One sentence for screen readers about what just happened."""
-    last = snap.get("last") or {}
+    last = snap["last"]
+    if last is None:
+        return result_sentence(snap) if snap["status"] == "finished" else ""
     names = {s["order"]: s["name"] for s in snap["seats"]}
-    kind = last.get("kind")
+    kind = last["kind"]
     parts: list[str] = []
-    who = names.get(last.get("seat"), "")
+    who = names.get(last["seat"], "") if last["seat"] is not None else ""
     if kind == "join":
         parts.append(_("%(name)s joined the game.") % {"name": who})
     elif kind == "start":
@@ -153,6 +161,7 @@ def announcement(snap: Snapshot, me: int | None) -> str:
         dice = ", ".join(str(d) for d in last["dice"])
         parts.append(_("%(name)s rolled %(dice)s.") % {"name": who, "dice": dice})
     elif kind == "score":
+        assert last["points"] is not None
         parts.append(
             ngettext(
                 "%(name)s scored %(points)s point in %(box)s.",
@@ -168,6 +177,7 @@ def announcement(snap: Snapshot, me: int | None) -> str:
     if snap["status"] == "finished":
         parts.append(result_sentence(snap))
     elif snap["status"] == "playing" and kind in ("start", "score"):
+        assert snap["current_seat"] is not None
         if snap["current_seat"] == me:
             parts.append(_("It is your turn."))
         else:
@@ -193,6 +203,10 @@ def result_sentence(snap: Snapshot) -> str:
 def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
     playing = snap["status"] == "playing"
     my_turn = playing and me is not None and snap["current_seat"] == me
+    # The controls are the actions the rules allow this viewer now. A stalled
+    # turn's "let a bot play" is shown as if the grace period were over: the
+    # page wakes its button up when it is (and the server checks the time).
+    can = allowed_actions(snapshot_table(snap, absent=True), me)
     held = set(snap["held"])
     threshold = snap["upper_bonus_threshold"]
     seats = []
@@ -211,40 +225,28 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
             }
         )
     current = next((s for s in seats if s["is_current"]), None)
-    mine = next((s for s in seats if s["is_me"]), None)
-    # Another person whose turn has stalled: the others may let a bot stand in.
     absent_from = None
-    if (
-        playing
-        and mine is not None
-        and current is not None
-        and current["person"]
-        and not current["bot"]
-        and not current["is_me"]
-        and snap["acted_at"] is not None
-    ):
+    if "hand_to_bot" in can and snap["acted_at"] is not None:
         absent_from = snap["acted_at"] + settings.YACHT_ABSENT_AFTER
     return {
         "snap": snap,
         "me": me,
-        "is_host": me == 0,
+        "can": {name: True for name in can},
         "spectator": me is None,
         "my_turn": my_turn,
         "current": current,
         "seats": seats,
-        "rows": _rows(snap, my_turn),
+        "rows": _rows(snap, "score" in can),
         "dice": [_die(i, v, i in held) for i, v in enumerate(snap["dice"])],
-        "can_roll": my_turn and snap["rolls_left"] > 0,
-        "can_hold": my_turn and 0 < snap["rolls_used"] < MAX_ROLLS,
+        # Holding is part of the next roll, so it is allowed when a reroll is.
+        "can_hold": "roll" in can and snap["rolls_used"] > 0,
         "ruleset_name": ruleset_name(snap["ruleset"]),
         "has_extra_bonus": any(s["extra_bonus"] for s in snap["seats"]),
         "result": result_sentence(snap) if snap["status"] == "finished" else "",
         "free_seats": range(snap["seat_count"] - len(snap["seats"])),
-        "stood_in": bool(mine and mine["bot"]),
         "absent_from": absent_from,
         "absent_after": settings.YACHT_ABSENT_AFTER,
         "bot_levels": BOT_LEVELS,
-        "can_hint": my_turn and snap["hints"] and snap["rolls_used"] > 0,
     }
 
 
@@ -263,7 +265,7 @@ def table_message(snap: Snapshot, me: int | None, language: str) -> dict[str, An
         }
 
 
-def hint_message(advice: dict[str, Any], language: str) -> dict[str, Any]:
+def hint_message(advice: Advice, language: str) -> dict[str, Any]:
     """The advisor's answer, for the player who asked only."""
     with translation.override(language):
         rows = [
@@ -276,7 +278,7 @@ def hint_message(advice: dict[str, Any], language: str) -> dict[str, Any]:
     return {"type": "hint", "version": advice["version"], "html": html}
 
 
-def review_rows(ruleset: str, seat: Any) -> dict[str, Any]:
+def review_rows(ruleset: str, seat: SeatReview) -> dict[str, Any]:
     """One seat's review as the template shows it, with a cumulative-cost chart."""
     decisions = []
     running = 0.0

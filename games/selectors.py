@@ -5,21 +5,107 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Literal, TypedDict, cast
+
+from django.conf import settings
+from django.utils import timezone
 
 from games import rules
 from games.models import Game, Move, Player, ScoreEntry
 
-Snapshot = dict[str, Any]
+if TYPE_CHECKING:
+    # Only for annotations: the solver loads numpy, which pages that never
+    # review a game should not wait for.
+    from games.solver.review import SeatReview
+
+# What produced a version, for announcing it: the kinds of push.
+LastKind = Literal["join", "leave", "start", "roll", "score", "rematch", "stand_in", "take_back"]
+# Each kind as docs/protocol.md tells it (written from here by manage.py protocol_doc).
+LAST_KINDS: dict[LastKind, str] = {
+    "join": "a person or a bot took a seat in the lobby",
+    "leave": "the host took a bot off its seat (later seats moved up)",
+    "start": "the game started",
+    "roll": "`seat` rolled: `dice` are the dice now, `held` the positions kept",
+    "score": "`seat` scored `points` (extra bonus included) in `category` with `dice`",
+    "rematch": "the players moved to a new game (see `rematch`)",
+    "stand_in": "a bot now plays for `seat`, whose person was idle",
+    "take_back": "the person of `seat` took it back from the bot",
+}
+
+
+class Last(TypedDict):
+    kind: LastKind
+    seat: int | None  # who did it (None: nobody in particular)
+    dice: list[int]  # a roll: the dice after it; a score: the dice scored
+    held: list[int]  # a roll: the positions kept
+    category: str  # a score: the box
+    points: int | None  # a score: the points, extra bonus included
+
+
+class SeatSnapshot(TypedDict):
+    order: int
+    name: str
+    # A level: a bot's seat, or a person's seat a bot keeps for now.
+    bot: str
+    person: bool
+    boxes: dict[str, int]
+    upper: int
+    upper_bonus: int
+    extra_bonus: int
+    total: int
+
+
+class Snapshot(TypedDict):
+    """Everything anyone may see of a game at one version (docs/protocol.md's ``state``)."""
+
+    token: str
+    version: int
+    status: rules.Status
+    ruleset: str
+    seat_count: int
+    hints: bool
+    acted_at: float | None
+    categories: list[str]
+    upper_bonus_threshold: int | None
+    current_seat: int | None
+    dice: list[int]
+    held: list[int]
+    rolls_used: int
+    rolls_left: int
+    round: int | None
+    rounds: int
+    preview: dict[str, int]
+    seats: list[SeatSnapshot]
+    winners: list[int]
+    rematch: str | None
+    commitment: str
+    seed: str | None
+    last: Last | None
+
+
+def last_action(kind: LastKind, seat: int | None = None, move: Move | None = None) -> Last:
+    """What a push announces, from the logged move when there is one."""
+    return {
+        "kind": kind,
+        "seat": seat,
+        "dice": list(move.dice) if move else [],
+        "held": list(move.held) if move else [],
+        "category": move.category if move else "",
+        "points": move.points if move else None,
+    }
 
 
 def game_by_token(token: str) -> Game | None:
     return Game.objects.filter(token=token).first()
 
 
-def game_version(token: str) -> int | None:
-    """The game's committed version, without reading the rest of it."""
-    return Game.objects.filter(token=token).values_list("version", flat=True).first()
+def game_sync(*, token: str, guest_id: str, version: int | None = None) -> int:
+    """The game's committed version, for a client asking whether it shows it
+    (one indexed read: the rest of the game is read only if it does not)."""
+    current = Game.objects.filter(token=token).values_list("version", flat=True).first()
+    if current is None:
+        raise rules.GameError("no_such_game")
+    return current
 
 
 def games_hosted_since(guest_id: str, since: datetime) -> int:
@@ -57,7 +143,7 @@ def snapshot(
     game: Game,
     players: Sequence[Player],
     state: rules.GameState | None,
-    last: dict[str, Any] | None = None,
+    last: Last | None = None,
 ) -> Snapshot:
     """Everything anyone may see of a game, as plain JSON-able data.
 
@@ -66,7 +152,7 @@ def snapshot(
     """
     ruleset = rules.get_ruleset(game.ruleset)
     playing = game.status == Game.Status.PLAYING
-    seats = []
+    seats: list[SeatSnapshot] = []
     for p in players:
         card = state.cards[p.order] if state else rules.Scorecard()
         t = rules.totals(ruleset, card)
@@ -88,7 +174,7 @@ def snapshot(
     return {
         "token": game.token,
         "version": game.version,
-        "status": game.status,
+        "status": cast(rules.Status, game.status),
         "ruleset": game.ruleset,
         "seat_count": game.seat_count,
         "hints": game.hints,
@@ -105,7 +191,7 @@ def snapshot(
         "preview": state.preview() if state and playing else {},
         "seats": seats,
         "winners": list(state.winners()) if state and finished else [],
-        "rematch": game.rematch.token if finished and game.rematch_id else None,
+        "rematch": game.rematch.token if finished and game.rematch is not None else None,
         # The seed must stay secret while dice are still to be rolled: anyone
         # holding it could predict every roll. The commitment binds it from the start.
         "commitment": game.seed_commitment,
@@ -118,6 +204,13 @@ def game_snapshot(game: Game) -> Snapshot:
     players = game_players(game)
     state = game_state(game, players) if game.status != Game.Status.LOBBY else None
     return snapshot(game, players, state)
+
+
+def game_viewed_by(token: str, guest_id: str | None) -> tuple[Snapshot, int | None]:
+    """A game's snapshot and the seat of the guest looking at it (None: a spectator)."""
+    game = Game.objects.get(token=token)
+    seat = seat_of(game, guest_id)
+    return game_snapshot(game), (seat.order if seat else None)
 
 
 def game_rolls(game: Game) -> list[tuple[int, list[int], list[int]]]:
@@ -143,3 +236,162 @@ def seat_of(game: Game, guest_id: str | None) -> Player | None:
     if not guest_id:
         return None
     return game.players.filter(guest_id=guest_id).first()
+
+
+def seat_among(players: Sequence[Player], guest_id: str | None) -> Player | None:
+    """The seat of ``guest_id`` among a game's seats; None for a spectator or
+    no session (bots' seats have no guest id, and must never match one)."""
+    if not guest_id:
+        return None
+    return next((p for p in players if p.guest_id == guest_id), None)
+
+
+def rules_table(
+    game: Game, players: Sequence[Player], state: rules.GameState | None
+) -> rules.Table:
+    """A stored game as the rules' checks see it (``state`` is None in the lobby)."""
+    idle = (timezone.now() - game.acted_at).total_seconds() if game.acted_at else 0.0
+    return rules.Table(
+        status=cast(rules.Status, game.status),
+        version=game.version,
+        seat_count=game.seat_count,
+        seats=tuple(rules.Seat(person=bool(p.guest_id), bot=p.bot) for p in players),
+        game=state,
+        hints=game.hints,
+        absent=idle >= settings.YACHT_ABSENT_AFTER,
+    )
+
+
+def snapshot_table(snap: Snapshot, *, absent: bool) -> rules.Table:
+    """A snapshot as the rules' checks see it. Whether the seat to move is
+    absent is the caller's to say: a snapshot is not told the time."""
+    state = None
+    if snap["status"] != "lobby":
+        state = rules.GameState(
+            ruleset_key=snap["ruleset"],
+            cards=tuple(rules.Scorecard(s["boxes"], s["extra_bonus"]) for s in snap["seats"]),
+            current=snap["current_seat"] or 0,
+            dice=tuple(snap["dice"]),
+            held=frozenset(snap["held"]),
+            rolls=snap["rolls_used"],
+        )
+    return rules.Table(
+        status=snap["status"],
+        version=snap["version"],
+        seat_count=snap["seat_count"],
+        seats=tuple(rules.Seat(person=s["person"], bot=s["bot"]) for s in snap["seats"]),
+        game=state,
+        hints=snap["hints"],
+        absent=absent,
+    )
+
+
+class HintBox(TypedDict):
+    category: str
+    points: int
+    value: float
+    loss: float
+
+
+class HintHold(TypedDict):
+    positions: list[int]
+    dice: list[int]
+    value: float
+    loss: float
+
+
+class Advice(TypedDict):
+    version: int
+    ruleset: str
+    dice: list[int]
+    best: float
+    boxes: list[HintBox]
+    holds: list[HintHold]
+
+
+# The advisor shows the best few holds: the rest are noise to a player.
+HINT_HOLDS = 5
+
+
+def game_hint(*, token: str, guest_id: str) -> Advice:
+    """The advisor, for the player to move in a game with hints on: every hold
+    and every allowed box with its expected final score under optimal play.
+
+    It reads and writes nothing but the solver's table, so it takes no lock.
+    """
+    from games.solver import evaluate_boxes, evaluate_keeps, get_table
+
+    game = game_by_token(token)
+    if game is None:
+        raise rules.GameError("no_such_game")
+    players = game_players(game)
+    me = seat_among(players, guest_id)
+    state = game_state(game, players) if game.status != Game.Status.LOBBY else None
+    rules.require(rules_table(game, players, state), me.order if me else None, "hint")
+    assert me is not None and state is not None
+    table = get_table(game.ruleset)
+    card = state.cards[me.order]
+    boxes = evaluate_boxes(table, card, state.dice)
+    holds = (
+        evaluate_keeps(table, card, state.dice, state.rolls)
+        if state.rolls < rules.MAX_ROLLS
+        else []
+    )
+    best = max([*boxes.values(), *(value for _hold, value in holds)])
+    preview = state.preview()
+    return {
+        "version": game.version,
+        "ruleset": game.ruleset,
+        "dice": list(state.dice),
+        "best": best,
+        "boxes": sorted(
+            (
+                HintBox(category=key, points=preview[key], value=v, loss=best - v)
+                for key, v in boxes.items()
+            ),
+            key=lambda row: -row["value"],
+        ),
+        "holds": [
+            HintHold(
+                positions=sorted(hold),
+                dice=[state.dice[i] for i in sorted(hold)],
+                value=v,
+                loss=best - v,
+            )
+            for hold, v in holds[:HINT_HOLDS]
+        ],
+    }
+
+
+def game_roll_players(game: Game) -> dict[int, str]:
+    """The name of who rolled, by the version of the roll."""
+    rows = game.moves.filter(kind=Move.Kind.ROLL).values_list("version", "player__name")
+    return {version: name or "" for version, name in rows}
+
+
+def game_review(game: Game) -> list[SeatReview]:
+    """Each person's decisions (bots are not reviewed), priced against optimal play."""
+    from games.solver import get_table
+    from games.solver.review import Decision, LoggedMove, SeatReview, review
+
+    players = game_players(game)
+    people = [p.order for p in players if p.guest_id]
+    rows = (
+        game.moves.filter(kind__in=[Move.Kind.ROLL, Move.Kind.SCORE])
+        .order_by("version")
+        .values_list("player__order", "kind", "held", "dice", "category")
+    )
+    moves = [
+        LoggedMove(seat=order, kind=kind, held=tuple(held), dice=tuple(dice), category=category)
+        for order, kind, held, dice, category in rows
+    ]
+    decisions: list[Decision] = review(get_table(game.ruleset), len(players), moves, judged=people)
+    return [
+        SeatReview(
+            order=p.order,
+            name=p.name,
+            decisions=[d for d in decisions if d.seat == p.order],
+        )
+        for p in players
+        if p.order in people
+    ]

@@ -12,10 +12,8 @@ import functools
 import random
 import secrets
 import unicodedata
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Collection, Sequence
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -23,7 +21,15 @@ from games import rules
 from games.live import live
 from games.models import BOT_LEVELS, MAX_SEATS, NAME_MAX_LENGTH, Game, Move, Player, ScoreEntry
 from games.rules import GameError, fairness
-from games.selectors import game_by_token, game_players, game_state, snapshot
+from games.selectors import (
+    Last,
+    game_players,
+    game_state,
+    last_action,
+    rules_table,
+    seat_among,
+    snapshot,
+)
 
 # Only for games created before dice were derived from a seed (blank seed).
 _unseeded_dice = secrets.SystemRandom()
@@ -74,7 +80,7 @@ def _commit(
     state: rules.GameState | None,
     *,
     fields: Sequence[str],
-    last: dict[str, Any],
+    last: Last,
 ) -> None:
     """Bump the version, save, and hand the new snapshot to the live side once
     committed (it pushes it, and schedules a bot's step if one is to move)."""
@@ -101,6 +107,7 @@ def game_create(
     with ``watch`` too, bots take every seat and the game starts at once, for
     its creator and anyone with the link to watch.
     """
+    _require_guest(guest_id)
     name = clean_name(name)
     if ruleset not in rules.RULESETS:
         raise GameError("unknown_ruleset")
@@ -136,7 +143,7 @@ def game_create(
                 players,
                 rules.new_game(ruleset, seat_count),
                 fields=["status", "started_at"],
-                last={"kind": "start"},
+                last=last_action("start"),
             )
     return game
 
@@ -156,15 +163,11 @@ def game_add_bot(*, token: str, guest_id: str, level: str) -> Player:
     with transaction.atomic():
         game = _locked(token)
         players = game_players(game)
-        _require_host(players, guest_id)
-        if game.status != Game.Status.LOBBY:
-            raise GameError("already_started")
-        if len(players) >= game.seat_count:
-            raise GameError("game_full")
+        _check(game, players, guest_id, "add_bot")
         bot = Player.objects.create(
             game=game, order=len(players), name=_bot_name(len(players)), bot=level
         )
-        _commit(game, [*players, bot], None, fields=[], last={"kind": "join", "seat": bot.order})
+        _commit(game, [*players, bot], None, fields=[], last=last_action("join", bot.order))
     return bot
 
 
@@ -173,9 +176,7 @@ def game_remove_bot(*, token: str, guest_id: str, seat: int) -> None:
     with transaction.atomic():
         game = _locked(token)
         players = game_players(game)
-        _require_host(players, guest_id)
-        if game.status != Game.Status.LOBBY:
-            raise GameError("already_started")
+        _check(game, players, guest_id, "remove_bot")
         target = next((p for p in players if p.order == seat), None)
         if target is None or target.guest_id or not target.bot:
             raise GameError("not_a_bot")
@@ -185,29 +186,45 @@ def game_remove_bot(*, token: str, guest_id: str, seat: int) -> None:
             if player.order != order:
                 player.order = order
                 player.save(update_fields=["order"])
-        _commit(game, remaining, None, fields=[], last={"kind": "leave"})
+        _commit(game, remaining, None, fields=[], last=last_action("leave"))
 
 
-def _seated(players: Sequence[Player], guest_id: str) -> Player:
-    """The seat of the guest asking, or ``not_seated`` (a spectator, or no session)."""
-    seat = next((p for p in players if guest_id and p.guest_id == guest_id), None)
-    if seat is None:
-        raise GameError("not_seated")
-    return seat
+def _require_guest(guest_id: str) -> None:
+    # Bots' seats have no guest id: an empty one must never match them.
+    if not guest_id:
+        raise GameError("no_guest")
 
 
-def _require_host(players: Sequence[Player], guest_id: str) -> None:
-    if not guest_id or players[0].guest_id != guest_id:
-        raise GameError("not_host")
+def _check(
+    game: Game,
+    players: Sequence[Player],
+    guest_id: str,
+    action: rules.ActionName,
+    *,
+    version: int | None = None,
+    state: rules.GameState | None = None,
+) -> Player | None:
+    """The seat of the guest asking, once the rules allow it to take
+    ``action`` (made against ``version``) now; else the rules' refusal."""
+    me = seat_among(players, guest_id)
+    rules.require(
+        rules_table(game, players, state), me.order if me else None, action, version=version
+    )
+    return me
+
+
+def _state(game: Game, players: Sequence[Player]) -> rules.GameState | None:
+    return game_state(game, players) if game.status != Game.Status.LOBBY else None
 
 
 def game_join(*, token: str, guest_id: str, name: str) -> Player:
     """Take the next free seat. Joining again from the same guest returns its seat."""
+    _require_guest(guest_id)
     name = clean_name(name)
     with transaction.atomic():
         game = _locked(token)
         players = game_players(game)
-        mine = next((p for p in players if p.guest_id == guest_id), None)
+        mine = seat_among(players, guest_id)
         if mine:
             return mine
         if game.status != Game.Status.LOBBY:
@@ -216,9 +233,7 @@ def game_join(*, token: str, guest_id: str, name: str) -> Player:
             raise GameError("game_full")
         player = Player.objects.create(game=game, order=len(players), name=name, guest_id=guest_id)
         Move.objects.create(game=game, player=player, version=game.version + 1, kind=Move.Kind.JOIN)
-        _commit(
-            game, [*players, player], None, fields=[], last={"kind": "join", "seat": player.order}
-        )
+        _commit(game, [*players, player], None, fields=[], last=last_action("join", player.order))
     return player
 
 
@@ -227,13 +242,8 @@ def game_start(*, token: str, guest_id: str, version: int | None = None) -> Game
     with transaction.atomic():
         game = _locked(token)
         players = game_players(game)
+        _check(game, players, guest_id, "start", version=version)
         host = players[0]
-        if host.guest_id != guest_id:
-            raise GameError("not_host")
-        if game.status != Game.Status.LOBBY:
-            raise GameError("already_started")
-        if version is not None and version != game.version:
-            raise GameError("stale_version")
         game.status = Game.Status.PLAYING
         game.started_at = timezone.now()
         # Seats nobody took are closed: the game is played by those present.
@@ -245,7 +255,7 @@ def game_start(*, token: str, guest_id: str, version: int | None = None) -> Game
             players,
             state,
             fields=["status", "started_at", "seat_count"],
-            last={"kind": "start", "seat": host.order},
+            last=last_action("start", host.order),
         )
     return game
 
@@ -264,19 +274,16 @@ def game_act(
     """
     with transaction.atomic():
         game = _locked(token)
-        if game.status == Game.Status.LOBBY:
-            raise GameError("not_started")
-        if game.status == Game.Status.FINISHED:
-            raise GameError("game_over")
         players = game_players(game)
-        seat = _seated(players, guest_id)
-        if version != game.version:
-            raise GameError("stale_version")
+        state = _state(game, players)
+        kind: rules.ActionName = "roll" if isinstance(action, rules.Roll) else "score"
+        seat = _check(game, players, guest_id, kind, version=version, state=state)
+        assert seat is not None and state is not None
         if seat.bot:
             # Acting takes the seat back from the bot that kept it.
             seat.bot = ""
             seat.save(update_fields=["bot"])
-        _play(game, players, seat, action, rng)
+        _play(game, players, seat, action, rng, state)
     return game
 
 
@@ -286,9 +293,9 @@ def _play(
     seat: Player,
     action: rules.Action,
     rng: rules.engine.DiceRoller | None,
+    before: rules.GameState,
 ) -> None:
     """Apply an action of ``seat`` to a locked game, log it and commit it."""
-    before = game_state(game, players)
     dice = rng if rng is not None else _dice_for(game, action)
     after = rules.apply(before, seat.order, action, dice)
     move = Move(game=game, player=seat, version=game.version + 1)
@@ -308,14 +315,7 @@ def _play(
         move.category = action.category
         move.points = points + bonus
     move.save()
-    last = {
-        "kind": move.kind,
-        "seat": seat.order,
-        "dice": move.dice,
-        "held": move.held,
-        "category": move.category,
-        "points": move.points,
-    }
+    last = last_action("roll" if move.kind == Move.Kind.ROLL else "score", seat.order, move)
     game.current_seat = after.current
     game.dice = list(after.dice)
     game.held = sorted(after.held)
@@ -342,8 +342,9 @@ def game_bot_step(*, token: str, version: int) -> Game:
         seat = players[game.current_seat]
         if not seat.bot:
             raise GameError("not_your_turn")
-        action = decide(seat.bot, game_state(game, players), _bot_whims)
-        _play(game, players, seat, action, None)
+        state = game_state(game, players)
+        action = decide(seat.bot, state, _bot_whims)
+        _play(game, players, seat, action, None, state)
     return game
 
 
@@ -356,20 +357,15 @@ def game_hand_to_bot(*, token: str, guest_id: str, seat: int) -> Game:
     through the grace period; its player can take it back."""
     with transaction.atomic():
         game = _locked(token)
-        if game.status != Game.Status.PLAYING:
-            raise GameError("not_started" if game.status == Game.Status.LOBBY else "game_over")
         players = game_players(game)
-        me = _seated(players, guest_id)
+        state = _state(game, players)
+        _check(game, players, guest_id, "hand_to_bot", state=state)
         target = players[game.current_seat]
-        if seat != target.order or target.bot or target == me:
-            raise GameError("not_absent")
-        idle = (timezone.now() - game.acted_at).total_seconds() if game.acted_at else 0
-        if idle < settings.YACHT_ABSENT_AFTER:
+        if seat != target.order:
             raise GameError("not_absent")
         target.bot = STAND_IN_LEVEL
         target.save(update_fields=["bot"])
-        state = game_state(game, players)
-        _commit(game, players, state, fields=[], last={"kind": "stand_in", "seat": target.order})
+        _commit(game, players, state, fields=[], last=last_action("stand_in", target.order))
     return game
 
 
@@ -381,13 +377,12 @@ def game_take_back(*, token: str, guest_id: str) -> Game:
     with transaction.atomic():
         game = _locked(token)
         players = game_players(game)
-        me = _seated(players, guest_id)
-        if not me.bot:
-            raise GameError("not_absent")
+        me = _check(game, players, guest_id, "take_back")
+        assert me is not None
         me.bot = ""
         me.save(update_fields=["bot"])
-        state = game_state(game, players) if game.status != Game.Status.LOBBY else None
-        _commit(game, players, state, fields=[], last={"kind": "take_back", "seat": me.order})
+        state = _state(game, players)
+        _commit(game, players, state, fields=[], last=last_action("take_back", me.order))
     return game
 
 
@@ -395,11 +390,9 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
     """A new game with the same seats, started at once; everyone is sent to it."""
     with transaction.atomic():
         game = _locked(token)
-        if game.status != Game.Status.FINISHED:
-            raise GameError("not_finished")
         players = game_players(game)
-        _seated(players, guest_id)
-        if game.rematch_id:
+        _check(game, players, guest_id, "rematch")
+        if game.rematch is not None:
             return game.rematch
         new = Game.objects.create(
             ruleset=game.ruleset,
@@ -416,64 +409,17 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
         Move.objects.create(game=new, version=1, kind=Move.Kind.START)
         game.rematch = new
         state = game_state(game, players)
-        _commit(game, players, state, fields=["rematch"], last={"kind": "rematch"})
+        _commit(game, players, state, fields=["rematch"], last=last_action("rematch"))
     return new
 
 
-def game_hint(*, token: str, guest_id: str) -> dict[str, Any]:
-    """The advisor, for the player to move in a game with hints on: every hold
-    and every allowed box with its expected final score under optimal play.
-
-    It reads and writes nothing but the solver's table, so it takes no lock.
-    """
-    from games.solver import evaluate_boxes, evaluate_keeps, get_table
-
-    game = game_by_token(token)
-    if game is None:
-        raise GameError("no_such_game")
-    if not game.hints:
-        raise GameError("hints_off")
-    if game.status != Game.Status.PLAYING:
-        raise GameError("not_started" if game.status == Game.Status.LOBBY else "game_over")
-    players = game_players(game)
-    me = _seated(players, guest_id)
-    if me.order != game.current_seat:
-        raise GameError("not_your_turn")
-    if game.rolls_used == 0:
-        raise GameError("must_roll_first")
-    state = game_state(game, players)
-    table = get_table(game.ruleset)
-    card = state.cards[me.order]
-    boxes = evaluate_boxes(table, card, state.dice)
-    holds = (
-        evaluate_keeps(table, card, state.dice, state.rolls)
-        if state.rolls < rules.MAX_ROLLS
-        else []
+def game_roll(*, token: str, guest_id: str, version: int, hold: Collection[int] = ()) -> Game:
+    """Roll the dice not at the positions in ``hold``."""
+    return game_act(
+        token=token, guest_id=guest_id, version=version, action=rules.Roll(frozenset(hold))
     )
-    best = max([*boxes.values(), *(value for _hold, value in holds)])
-    preview = state.preview()
-    return {
-        "version": game.version,
-        "ruleset": game.ruleset,
-        "dice": list(state.dice),
-        "best": best,
-        "boxes": sorted(
-            (
-                {"category": key, "points": preview[key], "value": v, "loss": best - v}
-                for key, v in boxes.items()
-            ),
-            key=lambda row: -row["value"],
-        ),
-        "holds": [
-            {
-                "positions": sorted(hold),
-                "dice": [state.dice[i] for i in sorted(hold)],
-                "value": v,
-                "loss": best - v,
-            }
-            for hold, v in holds[:HINT_HOLDS]
-        ],
-    }
 
 
-HINT_HOLDS = 5
+def game_score(*, token: str, guest_id: str, version: int, category: str) -> Game:
+    """Score the current dice in the box ``category``."""
+    return game_act(token=token, guest_id=guest_id, version=version, action=rules.Score(category))

@@ -18,16 +18,21 @@ from django.views import i18n
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games import rules_pages, services
-from games.errors import error_message
 from games.forms import JoinForm, NewGameForm
 from games.guests import ensure_guest_id
 from games.labels import RULESET_NAMES
 from games.live import live
+from games.messages import error_message
 from games.models import Game
 from games.rendering import review_rows, table_context
-from games.review import game_review
 from games.rules import RULESETS, GameError, get_ruleset
-from games.selectors import game_by_token, game_snapshot, games_hosted_since, seat_of
+from games.selectors import (
+    game_by_token,
+    game_review,
+    game_snapshot,
+    games_hosted_since,
+    seat_of,
+)
 
 
 @require_GET

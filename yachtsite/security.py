@@ -1,52 +1,36 @@
-"""Browser-facing defences that Django 5.2 does not ship: a Content Security
-Policy header, and throttled admin logins."""
+"""Browser-facing defences that Django 5.2 does not ship: the game socket's
+origin in the Content Security Policy (django-csp sends the rest, from
+settings), and throttled admin logins."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from typing import Any
 
+from csp.middleware import CSPMiddleware, PolicyParts
 from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponseBase
 from django.utils.translation import ngettext
 
-# Every script and style comes from our own static files: no inline <script>,
-# no on*= handlers, no style attributes, so an injected name cannot run.
-CSP_DIRECTIVES = {
-    "default-src": "'self'",
-    "script-src": "'self'",
-    "style-src": "'self'",
-    "img-src": "'self' data:",
-    "font-src": "'self'",
-    "object-src": "'none'",
-    "base-uri": "'none'",
-    "form-action": "'self'",
-    "frame-ancestors": "'none'",
-}
 
+class ContentSecurityPolicyMiddleware(CSPMiddleware):
+    """django-csp's policy (``CONTENT_SECURITY_POLICY``), plus the game socket.
 
-class ContentSecurityPolicyMiddleware:
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
+    'self' covers ws:/wss: to the same host only in newer browsers, so the
+    socket's origin is named outright; it is the host of each request, which
+    a fixed setting cannot say.
+    """
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
-        if "Content-Security-Policy" not in response:
-            response["Content-Security-Policy"] = content_security_policy(request)
-        return response
-
-
-def content_security_policy(request: HttpRequest) -> str:
-    # 'self' covers ws:/wss: to the same host only in newer browsers: name
-    # the game socket's origin outright.
-    host = request.get_host()
-    scheme = "wss" if request.is_secure() else "ws"
-    directives = {**CSP_DIRECTIVES, "connect-src": f"'self' {scheme}://{host}"}
-    return "; ".join(f"{name} {value}" for name, value in directives.items())
+    def get_policy_parts(
+        self, request: HttpRequest, response: HttpResponseBase, report_only: bool = False
+    ) -> PolicyParts:
+        parts = super().get_policy_parts(request, response, report_only)
+        scheme = "wss" if request.is_secure() else "ws"
+        parts.update = {**(parts.update or {}), "connect-src": f"{scheme}://{request.get_host()}"}
+        return parts
 
 
 class ThrottledAdminLoginForm(AdminAuthenticationForm):

@@ -7,6 +7,7 @@ In production: ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` (channels-redis).
 from pathlib import Path
 
 import environ
+from csp.constants import NONE, SELF
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -28,7 +29,6 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
-    "django_htmx",
     "games",
 ]
 
@@ -43,7 +43,6 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "django_htmx.middleware.HtmxMiddleware",
 ]
 
 ROOT_URLCONF = "yachtsite.urls"
@@ -82,6 +81,22 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / "test.sqlite3")}
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.bool(
+    "YACHT_DB_POOL", default=True
+):
+    # Under ASGI each request's sync code runs in a thread of its own, and a
+    # persistent connection (CONN_MAX_AGE) stays behind with its thread: one
+    # daphne kept 24 connections after 60 page views, and at 200 games
+    # PostgreSQL refused clients ("too many clients"). A pool bounds them per
+    # process and still spares each query a new connection (Django requires
+    # CONN_MAX_AGE 0 with it).
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": env.int("YACHT_DB_POOL_SIZE", default=20),
+        "timeout": 10,
+    }
 else:
     # Closing the connection after every use made PostgreSQL several times slower.
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DJANGO_CONN_MAX_AGE", default=600)
@@ -96,10 +111,21 @@ if REDIS_URL:
             # be waiting: see games/redislayer.py for the push it used to lose.
             "BACKEND": "games.redislayer.OwnReaderRedisChannelLayer",
             "CONFIG": {
-                "hosts": [REDIS_URL],
-                # Past ``capacity`` the layer drops group messages silently,
-                # and redis-py's default pool of 100 connections ran dry at
-                # 200 games: both are sized well above what one process sees.
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        # channels-redis blocks 5 s per read of a process's
+                        # messages, and redis-py's default read timeout is 5 s
+                        # too: an idle process lost that race and closed every
+                        # socket with 1011. Wait well past it.
+                        "socket_timeout": env.float("YACHT_REDIS_SOCKET_TIMEOUT", default=30.0),
+                        # The default pool of 100 ran dry at 200 games
+                        # (MaxConnectionsError).
+                        "max_connections": env.int("YACHT_REDIS_MAX_CONNECTIONS", default=1000),
+                    }
+                ],
+                # Past ``capacity`` the layer drops group messages silently:
+                # sized well above what one process sees.
                 "capacity": env.int("YACHT_CHANNEL_CAPACITY", default=5000),
                 "expiry": 30,
                 "group_expiry": 86400,
@@ -108,35 +134,6 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-
-# --- Scale: Redis connections of the channel layer (several daphne processes) ---
-if REDIS_URL:
-    CHANNEL_LAYERS["default"]["CONFIG"]["hosts"] = [
-        {
-            "address": REDIS_URL,
-            # channels-redis blocks 5 s per read of a process's messages, and
-            # redis-py's default read timeout is 5 s too: an idle process lost
-            # that race and closed every socket with 1011. Wait well past it.
-            "socket_timeout": env.float("YACHT_REDIS_SOCKET_TIMEOUT", default=30.0),
-            # The default pool of 100 ran dry at 200 games (MaxConnectionsError).
-            "max_connections": env.int("YACHT_REDIS_MAX_CONNECTIONS", default=1000),
-        }
-    ]
-# --- Scale: PostgreSQL connections, pooled per process ---
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.bool(
-    "YACHT_DB_POOL", default=True
-):
-    # Under ASGI each request's sync code runs in a thread of its own, and a
-    # persistent connection (CONN_MAX_AGE) stays behind with its thread: one
-    # daphne kept 24 connections after 60 page views, and at 200 games
-    # PostgreSQL refused clients ("too many clients"). A pool bounds them per
-    # process and still spares each query a new connection.
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-        "min_size": 1,
-        "max_size": env.int("YACHT_DB_POOL_SIZE", default=20),
-        "timeout": 10,
-    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -199,6 +196,23 @@ LOGGING = {
 
 
 # --- Abuse limits and browser security (kept apart from the tuning above) ---
+# Every script and style comes from our own static files: no inline <script>,
+# no on*= handlers, no style attributes, so an injected name cannot run.
+# (yachtsite.security adds the game socket's origin to connect-src.)
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 # Games one guest session may create per hour before the form refuses.
 YACHT_GAMES_PER_HOUR = env.int("YACHT_GAMES_PER_HOUR", default=20)
 # Failed admin sign-ins allowed per client address and username, per window.

@@ -1,6 +1,6 @@
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 
 from games import views
 from yachtsite.security import ThrottledAdminLoginForm
@@ -8,7 +8,7 @@ from yachtsite.security import ThrottledAdminLoginForm
 # Staff sign in through a form that stops password guessing per account and address.
 admin.site.login_form = ThrottledAdminLoginForm
 
-urlpatterns = [
+urlpatterns: list[URLPattern | URLResolver] = [
     path("i18n/setlang/", views.set_language, name="set_language"),
     path("health/", views.health, name="health"),
 ]

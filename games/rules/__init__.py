@@ -25,6 +25,16 @@ from .engine import (
     totals,
 )
 from .errors import GameError
+from .permissions import (
+    ACTION_NAMES,
+    ActionName,
+    Seat,
+    Status,
+    Table,
+    allowed_actions,
+    refusal,
+    require,
+)
 from .rulesets import DEFAULT_RULESET, RULESETS, UPPER_KEYS, Category, RuleSet, get_ruleset
 
 
@@ -39,12 +49,14 @@ def score(ruleset: str, category: str, dice: Iterable[int]) -> int:
 
 
 __all__ = [
+    "ACTION_NAMES",
     "DEFAULT_RULESET",
     "DICE",
     "MAX_ROLLS",
     "RULESETS",
     "UPPER_KEYS",
     "Action",
+    "ActionName",
     "Category",
     "GameError",
     "GameState",
@@ -53,12 +65,18 @@ __all__ = [
     "Score",
     "Scorecard",
     "ScriptedDice",
+    "Seat",
+    "Status",
+    "Table",
     "Totals",
+    "allowed_actions",
     "apply",
     "box_value",
     "get_ruleset",
     "joker_boxes",
     "new_game",
+    "refusal",
+    "require",
     "score",
     "totals",
 ]

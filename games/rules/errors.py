@@ -1,5 +1,5 @@
 """The engine's one error type. Codes are stable identifiers; people read
-them translated, at the edge (``games/errors.py``)."""
+them translated, at the edge (``games/messages.py``)."""
 
 
 class GameError(Exception):

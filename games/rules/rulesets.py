@@ -47,7 +47,8 @@ class RuleSet:
 
     def category(self, key: str) -> Category:
         try:
-            return self._by_key[key]  # type: ignore[attr-defined]
+            found: Category = self._by_key[key]  # type: ignore[attr-defined]
+            return found
         except KeyError:
             raise ValueError(f"rule set {self.key!r} has no category {key!r}") from None
 

@@ -106,7 +106,7 @@ def _utilities(ruleset_key: str, card: Scorecard) -> np.ndarray:
     model, par = _rule_of_thumb(ruleset_key)
     ruleset = model.ruleset
     keys = ruleset.category_keys
-    utility = model.points - par[:, None]
+    utility: np.ndarray = model.points - par[:, None]
     threshold = ruleset.upper_bonus_threshold
     if threshold is not None:
         upper = totals(ruleset, card).upper

@@ -47,13 +47,13 @@ def _distinct(keep: Multiset) -> tuple[int, ...]:
 
 
 def _build_levels() -> tuple[Level, ...]:
-    raw = []
+    raw: list[tuple[tuple[Multiset, ...], dict[Multiset, int]]] = []
     for size in range(DICE + 1):
-        keeps = sorted(
+        ordered = sorted(
             combinations_with_replacement(range(1, FACES + 1), size),
             key=lambda k: (-len(set(k)), k),
         )
-        raw.append((tuple(keeps), {k: i for i, k in enumerate(keeps)}))
+        raw.append((tuple(ordered), {k: i for i, k in enumerate(ordered)}))
     levels = []
     for size, (keeps, index) in enumerate(raw):
         if size < DICE:
@@ -85,7 +85,7 @@ def _chance(roll: Multiset) -> float:
     ways = factorial(len(roll))
     for count in Counter(roll).values():
         ways //= factorial(count)
-    return ways / FACES ** len(roll)
+    return float(ways / FACES ** len(roll))
 
 
 # Chance of each roll when all five dice are thrown.

@@ -172,7 +172,8 @@ class Model:
 
     def _index(self, filled: np.ndarray, upper: np.ndarray, yacht50: np.ndarray) -> np.ndarray:
         """Positions in a flattened value table."""
-        return (filled * (self.cap + 1) + upper) * self.yacht50_states + yacht50
+        index: np.ndarray = (filled * (self.cap + 1) + upper) * self.yacht50_states + yacht50
+        return index
 
     def _candidates(
         self, future: np.ndarray, filled: np.ndarray, upper: np.ndarray, yacht50: np.ndarray
@@ -215,7 +216,7 @@ class Model:
         work[:] = candidates[self.offsets].max(axis=0)
         for s, n in enumerate(self.wide):
             np.maximum(work[:n], candidates[self.entries[:n, s]], out=work[:n])
-        best = work[self.unorder]
+        best: np.ndarray = work[self.unorder]
         if self.ruleset.forced_joker:
             self._force_joker(best, filled, candidates, plain_after)
         if self.yacht50_states == 2:
@@ -250,7 +251,8 @@ class Model:
         """Expected points from the start of the turn to the end of the game."""
         keep = expect(self.score_values(future, filled, upper, yacht50))
         keep = expect(best_within(keep))
-        return FIRST_ROLL @ best_within(keep)
+        value: np.ndarray = FIRST_ROLL @ best_within(keep)
+        return value
 
 
 @cache

@@ -114,3 +114,24 @@ def review(
             )
         state = next_state
     return decisions
+
+
+# Choices that cost less than this are as good as optimal, for a person.
+MISTAKE = 0.5
+
+
+@dataclass(frozen=True)
+class SeatReview:
+    """One seat's decisions, for the after-game review."""
+
+    order: int
+    name: str
+    decisions: list[Decision]
+
+    @property
+    def cost(self) -> float:
+        return sum(d.cost for d in self.decisions)
+
+    @property
+    def costly(self) -> list[Decision]:
+        return [d for d in self.decisions if d.cost >= MISTAKE]

@@ -144,15 +144,18 @@
     showHolds();
   }
 
+  // Any action, the same way: the version shown (the server reads it where
+  // the action carries one), the button's fixed fields (data-args, JSON), and
+  // the fields the player sets on the page, each from its element marked
+  // data-param for this action: a select's value, or a group's pressed dice.
   function act(button) {
     const action = button.dataset.action;
-    let sent;
-    if (action === "roll") sent = send({ action, version: shown, hold: [...holds].sort() });
-    else if (action === "score") sent = send({ action, version: shown, category: button.dataset.category });
-    else if (action === "add_bot") sent = send({ action, level: table.querySelector("#bot-level").value });
-    else if (button.dataset.seat) sent = send({ action, seat: Number(button.dataset.seat) });
-    else sent = send({ action, version: shown });
-    if (sent && action !== "hint") expectAnswer();
+    const message = { action, version: shown, ...JSON.parse(button.dataset.args || "{}") };
+    table.querySelectorAll(`[data-for="${action}"][data-param]`).forEach((element) => {
+      message[element.dataset.param] =
+        element.matches("select, input") ? element.value : [...holds].sort();
+    });
+    if (send(message) && action !== "hint") expectAnswer();
   }
 
   setInterval(() => {

@@ -25,7 +25,7 @@ def five_sixes_rolled(game: Game) -> None:
 def scorable(page: Page) -> dict[str, str]:
     boxes = page.locator("button.box")
     return {
-        boxes.nth(i).get_attribute("data-category"): boxes.nth(i).inner_text().split()[0]
+        boxes.nth(i).get_attribute("data-category") or "": boxes.nth(i).inner_text().split()[0]
         for i in range(boxes.count())
     }
 

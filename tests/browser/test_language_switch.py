@@ -11,7 +11,8 @@ pytestmark = pytest.mark.browser
 def die_values(page: Page) -> list[str]:
     # "Die 2: 5" in English, "Dau 2: 5" in Catalan: the values are what must survive.
     return [
-        d.get_attribute("aria-label").split(":")[1].strip()[0] for d in page.locator(".die").all()
+        (d.get_attribute("aria-label") or "").split(":")[1].strip()[0]
+        for d in page.locator(".die").all()
     ]
 
 

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.browser
 
 
 def version(page: Page) -> int:
-    return int(page.locator("#game").get_attribute("data-version"))
+    return int(page.locator("#game").get_attribute("data-version") or "")
 
 
 def wait_past(page: Page, old: int) -> None:

@@ -55,8 +55,21 @@ class Client:
         assert message["type"] == "error", message
         return message
 
-    async def silent(self) -> bool:
-        return await self.ws.receive_nothing(timeout=0.2)
+    async def nothing_new(self) -> bool:
+        """Nothing changed the game since the last table this socket saw, and
+        nothing was pushed to it since.
+
+        No wait for an unwanted message to turn up (one merely late would
+        pass): the socket is asked for the table again and the answer must be
+        the next message, at the same version. The answer is read from the
+        database, so a change that was wrongly committed shows there, and a
+        push sent before it would arrive first.
+        """
+        seen = self.version
+        await self.send({"action": "sync"})
+        answer = await self.receive()
+        assert answer["type"] == "table", answer
+        return answer["version"] == seen
 
 
 Connect = Callable[..., Awaitable[Client]]

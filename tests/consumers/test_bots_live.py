@@ -86,7 +86,7 @@ async def test_a_hint_goes_to_the_player_who_asked_and_no_one_else(connect):
     hint = await ana.receive()
     assert hint["type"] == "hint" and hint["version"] == table["version"]
     assert "Advisor" in hint["html"]
-    assert await bo.silent()
+    assert await bo.nothing_new()
     await bo.send({"action": "hint"})
     assert (await bo.error())["code"] == "not_your_turn"
 

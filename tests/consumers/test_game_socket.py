@@ -4,17 +4,13 @@ from channels.testing import WebsocketCommunicator
 
 from games import services
 from games.models import Game, Move, ScoreEntry
+from tests import factories
 from yachtsite.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
-@sync_to_async
-def lobby(seats: int = 2) -> Game:
-    game = services.game_create(guest_id="ana", name="Ana", seat_count=seats)
-    if seats > 1:
-        services.game_join(token=game.token, guest_id="bo", name="Bo")
-    return game
+lobby = sync_to_async(factories.lobby_game)
 
 
 @sync_to_async
@@ -121,7 +117,7 @@ async def test_a_stale_version_is_rejected_and_the_sender_gets_a_fresh_table(con
     await ana.send({"action": "roll", "version": version, "hold": []})
     assert (await ana.error())["code"] == "stale_version"
     assert (await ana.table())["version"] == version + 1
-    assert await bo.silent()
+    assert await bo.nothing_new()
     assert (await db_counts(game))[0] == version + 1
 
 

@@ -4,12 +4,13 @@ one is logged rather than lost in a task nobody awaits."""
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, cast
 
 from asgiref.sync import sync_to_async
 
 from games import botplay, broadcast
 from games.live import live
+from games.selectors import Snapshot
 
 
 class HeldLayer:
@@ -31,8 +32,9 @@ class HeldLayer:
         self.sent.append(snapshot["version"])
 
 
-def snap(version: int, token: str = "handoff") -> dict[str, Any]:
-    return {"token": token, "version": version}
+def snap(version: int, token: str = "handoff") -> Snapshot:
+    # Only what a push reads on its way out: the rest of a snapshot is not looked at.
+    return cast(Snapshot, {"token": token, "version": version})
 
 
 async def test_the_committing_thread_does_not_wait_and_pushes_leave_in_commit_order(
@@ -120,13 +122,16 @@ def test_a_bot_step_scheduled_as_the_loop_closes_is_dropped_without_failing_the_
             raise RuntimeError("Event loop is closed")
 
     monkeypatch.setattr(live, "loop", Closing())
-    bot_turn = {
-        "token": "t",
-        "version": 4,
-        "status": "playing",
-        "current_seat": 0,
-        "seats": [{"bot": "solid"}],
-    }
+    bot_turn = cast(
+        Snapshot,
+        {
+            "token": "t",
+            "version": 4,
+            "status": "playing",
+            "current_seat": 0,
+            "seats": [{"bot": "solid"}],
+        },
+    )
     assert live.call_soon(print) is False
     botplay.schedule(bot_turn)  # must not raise: it runs after the commit
 

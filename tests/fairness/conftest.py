@@ -4,38 +4,21 @@ from collections.abc import Callable
 
 import pytest
 
-from games import services
 from games.models import Game
-from games.rules import Roll, Score
-from games.selectors import game_players, game_state
+from tests import factories
+
+# The fairness tests name their seats g0, g1, ...
+GUESTS = tuple(f"g{n}" for n in range(6))
 
 
 def play_turns(game: Game, turns: int | None = None) -> Game:
     """Play with the game's own dice: roll, reroll all but the first two dice,
     score the first open box. ``None`` plays to the end."""
-    played = 0
-    while game.status == Game.Status.PLAYING and (turns is None or played < turns):
-        guest = f"g{game.current_seat}"
-        for action in (Roll(), Roll(frozenset({0, 1}))):
-            game = services.game_act(
-                token=game.token, guest_id=guest, version=game.version, action=action
-            )
-        state = game_state(game, game_players(game))
-        game = services.game_act(
-            token=game.token,
-            guest_id=guest,
-            version=game.version,
-            action=Score(state.allowed_boxes()[0]),
-        )
-        played += 1
-    return game
+    return factories.play_turns(game, turns, guests=GUESTS, rolls=2)
 
 
 def new_started_game(seats: int = 1) -> Game:
-    game = services.game_create(guest_id="g0", name="Ana", seat_count=seats)
-    for i in range(1, seats):
-        services.game_join(token=game.token, guest_id=f"g{i}", name=f"P{i}")
-    return services.game_start(token=game.token, guest_id="g0")
+    return factories.started_game(seats, guests=GUESTS, host_name="Ana")
 
 
 @pytest.fixture

@@ -81,7 +81,7 @@ def test_each_face_is_backed_by_exactly_42_byte_values_and_the_top_four_are_reje
     for byte in range(256):
         # A leading byte, then a byte 0 that gives face 1 if the first is rejected.
         fake = FixedDigests([bytes([byte, 0]) + bytes(30)])
-        monkeypatch.setattr(fairness.hmac, "new", fake)
+        monkeypatch.setattr("games.rules.fairness.hmac.new", fake)
         face = fairness.die(SEED, 1, 0)
         if byte >= 252:
             rejected.append(byte)
@@ -97,7 +97,7 @@ def test_a_block_of_only_rejected_bytes_moves_on_to_the_next_counter(
     monkeypatch: pytest.MonkeyPatch,
 ):
     fake = FixedDigests([bytes([255] * 32), bytes([252] * 31 + [9])])
-    monkeypatch.setattr(fairness.hmac, "new", fake)
+    monkeypatch.setattr("games.rules.fairness.hmac.new", fake)
     assert fairness.die(SEED, 12, 4) == 9 % 6 + 1
     assert fake.messages == [b"12:4:0", b"12:4:1"]
 

@@ -15,7 +15,7 @@ from games.live import live
 from games.models import Game, Move
 from games.rendering import table_message
 from games.rules import Roll, fairness
-from games.selectors import game_rolls, game_snapshot
+from games.selectors import Snapshot, game_rolls, game_snapshot
 
 from .conftest import play_turns
 
@@ -84,7 +84,7 @@ def test_a_rematch_gets_a_fresh_seed(finished_game: Game):
     assert rematch.seed_commitment == fairness.commitment(seed_of(rematch))
 
 
-def pushed_text(snapshot: dict[str, Any]) -> str:
+def pushed_text(snapshot: Snapshot) -> str:
     """Everything a push carries to a seated player and to a spectator."""
     return " ".join(json.dumps(table_message(snapshot, me, "en"), default=str) for me in (0, None))
 
@@ -94,7 +94,7 @@ def test_the_seed_is_in_no_push_until_the_game_ends_and_then_it_is(
     monkeypatch: pytest.MonkeyPatch,
     django_capture_on_commit_callbacks: Any,
 ):
-    pushed: list[dict[str, Any]] = []
+    pushed: list[Snapshot] = []
     monkeypatch.setattr(live, "after_commit", [pushed.append])
     with django_capture_on_commit_callbacks(execute=True):
         game = started_game(2)

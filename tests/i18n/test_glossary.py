@@ -36,7 +36,7 @@ def translations(lang: str) -> dict[str, str]:
         if not message.id:
             continue
         msgid = message.id if isinstance(message.id, str) else message.id[0]
-        string = message.string if isinstance(message.string, str) else message.string[0]
+        string = message.string if isinstance(message.string, str) else (message.string or [""])[0]
         found.setdefault(msgid, string)
     return found
 

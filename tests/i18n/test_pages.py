@@ -11,8 +11,8 @@ from django.utils import translation
 from django.utils.html import escape
 
 from games import services
-from games.errors import error_message
 from games.guests import GUEST_KEY
+from games.messages import error_message
 from games.models import Game, Move, Player
 from games.rules import Roll, Score, get_ruleset
 

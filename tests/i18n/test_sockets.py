@@ -5,17 +5,12 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import services
-from games.models import Game
+from tests import factories
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
-@sync_to_async
-def started_game() -> Game:
-    game = services.game_create(guest_id="ana", name="Ana", seat_count=2)
-    services.game_join(token=game.token, guest_id="bo", name="Bo")
-    return services.game_start(token=game.token, guest_id="ana")
+started_game = sync_to_async(factories.started_game)
 
 
 async def test_a_spanish_and_an_italian_player_each_get_the_table_in_their_language(connect):

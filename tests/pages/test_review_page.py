@@ -4,29 +4,14 @@ import pytest
 
 from games import services
 from games.models import Game
-from games.rules import Roll, Score
-from games.selectors import game_players, game_state
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 
 
 def finished_game_against_a_bot() -> Game:
-    rng = random.Random(5)
-    game = services.game_create(guest_id="ana", name="Ana", seat_count=2, bot_level="solid")
-    game = services.game_start(token=game.token, guest_id="ana")
-    while game.status == Game.Status.PLAYING:
-        game.refresh_from_db()
-        if game_players(game)[game.current_seat].bot:
-            game = services.game_bot_step(token=game.token, version=game.version)
-            continue
-        game = services.game_act(
-            token=game.token, guest_id="ana", version=game.version, action=Roll(), rng=rng
-        )
-        box = game_state(game, game_players(game)).allowed_boxes()[0]
-        game = services.game_act(
-            token=game.token, guest_id="ana", version=game.version, action=Score(box), rng=rng
-        )
-    return game
+    game = factories.started_game(2, bot_level="solid")
+    return factories.play_turns(game, rng=random.Random(5))
 
 
 def test_the_review_prices_each_decision_of_the_person_and_not_of_the_bot(client):

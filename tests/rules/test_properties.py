@@ -190,6 +190,7 @@ def test_no_box_is_ever_filled_twice_and_only_the_scoring_seat_changes(ruleset, 
     record = play(ruleset, seats, faces, random.Random(seed))
     for step in record.scores:
         seat = step.before.current
+        assert isinstance(step.action, Score)
         key = step.action.category
         old, new = step.before.cards[seat].boxes, step.after.cards[seat].boxes
         assert key not in old
@@ -269,6 +270,7 @@ def test_held_dice_never_change_on_a_roll(ruleset, seats, faces, seed):
 def test_the_preview_is_exactly_what_scoring_then_gives(ruleset, seats, faces, seed):
     record = play(ruleset, seats, faces, random.Random(seed))
     for step in record.scores:
+        assert isinstance(step.action, Score)
         seat, key = step.before.current, step.action.category
         assert list(step.allowed) == expected_allowed(ruleset, step.before)
         assert list(step.preview) == list(step.allowed)

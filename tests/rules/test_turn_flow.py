@@ -9,6 +9,7 @@ import pytest
 
 from games.rules import (
     RULESETS,
+    Action,
     GameError,
     Roll,
     Score,
@@ -230,7 +231,12 @@ def test_holding_a_die_that_is_not_position_0_to_4_gets_bad_hold(hold):
 def test_a_rejected_action_leaves_the_state_usable_and_unchanged():
     state = roll(new_game("yacht", 2), 1, 2, 3, 4, 5)
     before = (state.dice, state.rolls, state.current, dict(state.cards[0].boxes))
-    for seat, action in [(1, Score("choice")), (0, Score("bogus")), (0, Roll(frozenset({9})))]:
+    refused: list[tuple[int, Action]] = [
+        (1, Score("choice")),
+        (0, Score("bogus")),
+        (0, Roll(frozenset({9}))),
+    ]
+    for seat, action in refused:
         with pytest.raises(GameError):
             apply(state, seat, action, ScriptedDice([6] * 5))
     assert (state.dice, state.rolls, state.current, dict(state.cards[0].boxes)) == before
@@ -473,8 +479,8 @@ def test_classic13_joker_goes_to_its_own_upper_box_when_that_is_open(yacht_box, 
     assert (card.boxes[own], card.extra_bonus) == (5 * face, bonus)
 
 
-LOWER_OPEN = ("three_of_a_kind", "four_of_a_kind", "full_house", "little_straight")
-LOWER_OPEN += ("big_straight", "choice")
+LOWER_OPEN: tuple[str, ...] = ("three_of_a_kind", "four_of_a_kind", "full_house")
+LOWER_OPEN += ("little_straight", "big_straight", "choice")
 
 
 @pytest.mark.parametrize(

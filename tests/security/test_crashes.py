@@ -18,7 +18,7 @@ import pytest
 from django.db import connection
 
 from games import consumers, rules, services
-from games.errors import error_message
+from games.messages import error_message
 from games.models import Game, Move
 from games.selectors import game_players, game_state
 from tests.consumers.conftest import guest_cookie

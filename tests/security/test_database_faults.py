@@ -14,23 +14,15 @@ from django.utils import translation
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from games import broadcast, consumers, services
-from games.errors import error_message
+from games.messages import error_message
 from games.models import Game, Move, ScoreEntry
-from games.rules import Roll, Score
+from games.rules import Score
+from tests import factories
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
-@sync_to_async
-def rolled_game() -> Game:
-    """A two-seat game where Ana has rolled once and may now score."""
-    game = services.game_create(guest_id="ana", name="Ana", seat_count=2)
-    services.game_join(token=game.token, guest_id="bo", name="Bo")
-    services.game_start(token=game.token, guest_id="ana")
-    game.refresh_from_db()
-    services.game_act(token=game.token, guest_id="ana", version=game.version, action=Roll())
-    game.refresh_from_db()
-    return game
+rolled_game = sync_to_async(factories.rolled_game)
 
 
 @sync_to_async
@@ -77,7 +69,7 @@ async def test_a_database_failure_mid_action_writes_nothing_and_the_player_may_r
             "message": error_message("unavailable"),
         }
     assert await rows(game) == before, "a failed action left rows behind"
-    assert await bo.silent(), "a change that never committed was pushed"
+    assert await bo.nothing_new(), "a change that never committed was pushed"
     monkeypatch.undo()
     # The same action at the same version goes through once the database is back.
     await ana.send({"action": "score", "version": version, "category": "choice"})
@@ -94,7 +86,7 @@ async def test_a_database_failure_on_sync_is_answered_not_crashed(connect, monke
     def down(*args: object) -> None:
         raise OperationalError("could not connect to server")
 
-    monkeypatch.setattr(consumers, "game_snapshot", down)
+    monkeypatch.setattr(consumers, "game_viewed_by", down)
     await ana.send({"action": "sync"})
     assert (await ana.error())["code"] == "unavailable"
     monkeypatch.undo()

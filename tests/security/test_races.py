@@ -6,6 +6,7 @@ database connection), and real daphne processes for the socket path."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import threading
 from collections.abc import Callable, Iterator
@@ -47,6 +48,14 @@ def at_once(count: int, work: Callable[[int], Any]) -> list[Any]:
     return results
 
 
+def same_action(token: str, version: int, action: rules.Action, _sender: int) -> Game:
+    return services.game_act(token=token, guest_id="ana", version=version, action=action)
+
+
+def latecomer_joins(token: str, n: int) -> Player:
+    return services.game_join(token=token, guest_id=LATECOMERS[n], name=LATECOMERS[n].title())
+
+
 def next_legal(game: Game) -> rules.Action:
     """Roll until the third roll, then score the first open box."""
     state = game_state(game, game_players(game))
@@ -68,9 +77,7 @@ def test_the_same_action_at_the_same_version_at_once_is_applied_exactly_once(sen
         action = next_legal(game)
         results = at_once(
             senders,
-            lambda _i, v=version, a=action: services.game_act(
-                token=game.token, guest_id="ana", version=v, action=a
-            ),
+            functools.partial(same_action, game.token, version, action),
         )
         applied = [r for r in results if isinstance(r, Game)]
         refused = [r for r in results if not isinstance(r, Game)]
@@ -94,9 +101,7 @@ def test_two_guests_taking_the_last_seat_at_once_get_one_seat_between_them():
         services.game_join(token=game.token, guest_id="bo", name="Bo")
         results = at_once(
             len(LATECOMERS),
-            lambda i, token=game.token: services.game_join(
-                token=token, guest_id=LATECOMERS[i], name=LATECOMERS[i].title()
-            ),
+            functools.partial(latecomer_joins, game.token),
         )
         seated = [r for r in results if isinstance(r, Player)]
         refused = [r for r in results if not isinstance(r, Player)]

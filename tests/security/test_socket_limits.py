@@ -10,20 +10,14 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games import consumers, services
-from games.models import Game
+from games import actions, consumers
+from tests import factories
 from yachtsite.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
-@sync_to_async
-def started(host_name: str = "Ana") -> Game:
-    game = services.game_create(guest_id="ana", name=host_name, seat_count=2)
-    services.game_join(token=game.token, guest_id="bo", name="Bo")
-    services.game_start(token=game.token, guest_id="ana")
-    game.refresh_from_db()
-    return game
+started = sync_to_async(factories.started_game)
 
 
 async def test_a_flood_closes_that_socket_with_4008_after_saying_why_and_no_other(connect):
@@ -74,12 +68,12 @@ async def test_a_frame_over_the_size_cap_is_refused_and_the_socket_stays(connect
     game = await started()
     ana = await connect(game.token, "ana")
     await ana.table()
-    padding = "x" * (consumers.MAX_MESSAGE_CHARS + 1)
+    padding = "x" * (actions.MAX_MESSAGE_CHARS + 1)
     for frame in (padding, json.dumps({"action": "sync", "pad": padding}), "€" * 2049):
         await ana.ws.send_to(text_data=frame)
         assert (await ana.error())["code"] == "too_large"
-    fits = json.dumps({"action": "sync", "pad": "x" * (consumers.MAX_MESSAGE_CHARS - 40)})
-    assert len(fits) <= consumers.MAX_MESSAGE_CHARS
+    fits = json.dumps({"action": "sync", "pad": "x" * (actions.MAX_MESSAGE_CHARS - 40)})
+    assert len(fits) <= actions.MAX_MESSAGE_CHARS
     await ana.ws.send_to(text_data=fits)
     assert (await ana.table())["version"] == game.version
 

@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from games import services
-from games.errors import error_message
+from games.messages import error_message
 from games.models import Game, Player
 
 pytestmark = pytest.mark.django_db
@@ -143,7 +143,9 @@ def test_games_older_than_an_hour_do_not_count_against_the_limit(client):
     form = {"name": "Ana", "seats": 1, "ruleset": "yacht"}
     for _ in range(settings.YACHT_GAMES_PER_HOUR):
         client.post("/en/", form)
-    Game.objects.update(created_at=Game.objects.first().created_at.replace(year=2000))
+    first = Game.objects.first()
+    assert first is not None
+    Game.objects.update(created_at=first.created_at.replace(year=2000))
     assert client.post("/en/", form).status_code == 302
 
 

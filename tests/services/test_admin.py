@@ -2,11 +2,13 @@ import random
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from games import services
 from games.models import Game, Move
-from games.rules import Roll, Score
-from games.selectors import game_players, game_state
+from games.selectors import game_snapshot
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 
@@ -19,20 +21,8 @@ def staff_client(client):
 
 
 def finished_game() -> Game:
-    rng = random.Random(11)
-    game = services.game_create(guest_id="ana", name="Ana", seat_count=2, ruleset="yatzy")
-    services.game_join(token=game.token, guest_id="bo", name="Bo")
-    game = services.game_start(token=game.token, guest_id="ana")
-    while game.status == Game.Status.PLAYING:
-        guest = ["ana", "bo"][game.current_seat]
-        game = services.game_act(
-            token=game.token, guest_id=guest, version=game.version, action=Roll(), rng=rng
-        )
-        box = game_state(game, game_players(game)).allowed_boxes()[0]
-        game = services.game_act(
-            token=game.token, guest_id=guest, version=game.version, action=Score(box), rng=rng
-        )
-    return game
+    game = factories.started_game(2, ruleset="yatzy")
+    return factories.play_turns(game, rng=random.Random(11))
 
 
 def test_staff_read_a_finished_game_move_by_move_with_every_scorecard(staff_client):
@@ -68,3 +58,28 @@ def test_the_admin_is_for_staff_only(client):
     client.login(username="player", password="a-long-password-1")
     response = client.get("/en/admin/games/game/")
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_the_game_list_costs_the_same_queries_for_two_games_as_for_twelve(staff_client):
+    def queries_for_list() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            response = staff_client.get("/en/admin/games/game/")
+        assert response.status_code == 200
+        return len(captured)
+
+    def started(seats: int) -> None:
+        factories.play_turn(factories.started_game(seats), rng=random.Random(1))
+
+    for seats in (1, 2):
+        started(seats)
+    few = queries_for_list()
+    for n in range(10):
+        started(1 + n % 3)
+    assert queries_for_list() == few
+
+
+def test_the_game_list_shows_each_games_totals_and_round(staff_client):
+    game = finished_game()
+    response = staff_client.get("/en/admin/games/game/")
+    totals = " / ".join(str(s["total"]) for s in game_snapshot(game)["seats"])
+    assert totals in response.content.decode()

@@ -4,7 +4,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import rules, services
+from games import rules, selectors, services
 from games.models import Game, Move, Player
 from games.rules import GameError, Roll, Score
 from games.selectors import game_players, game_state
@@ -132,18 +132,18 @@ def test_hints_are_given_only_when_the_host_allowed_them_and_only_to_the_player_
     off = services.game_create(guest_id="ana", name="Ana", seat_count=1)
     off = services.game_start(token=off.token, guest_id="ana")
     with pytest.raises(GameError, match="hints_off"):
-        services.game_hint(token=off.token, guest_id="ana")
+        selectors.game_hint(token=off.token, guest_id="ana")
     game = services.game_create(guest_id="ana", name="Ana", seat_count=2, hints=True)
     services.game_join(token=game.token, guest_id="bo", name="Bo")
     game = services.game_start(token=game.token, guest_id="ana")
     with pytest.raises(GameError, match="must_roll_first"):
-        services.game_hint(token=game.token, guest_id="ana")
+        selectors.game_hint(token=game.token, guest_id="ana")
     game = services.game_act(
         token=game.token, guest_id="ana", version=game.version, action=Roll(), rng=rng
     )
     with pytest.raises(GameError, match="not_your_turn"):
-        services.game_hint(token=game.token, guest_id="bo")
-    advice = services.game_hint(token=game.token, guest_id="ana")
+        selectors.game_hint(token=game.token, guest_id="bo")
+    advice = selectors.game_hint(token=game.token, guest_id="ana")
     state = game_state(game, game_players(game))
     assert {row["category"] for row in advice["boxes"]} == set(state.allowed_boxes())
     assert {row["category"]: row["points"] for row in advice["boxes"]} == state.preview()
@@ -151,7 +151,7 @@ def test_hints_are_given_only_when_the_host_allowed_them_and_only_to_the_player_
     assert advice["best"] == pytest.approx(best)
     assert min(row["loss"] for row in advice["boxes"] + advice["holds"]) == pytest.approx(0)
     assert all(row["loss"] >= -1e-9 for row in advice["boxes"] + advice["holds"])
-    assert 0 < len(advice["holds"]) <= services.HINT_HOLDS
+    assert 0 < len(advice["holds"]) <= selectors.HINT_HOLDS
     # The advisor's best choice is what the perfect bot would do.
     from games.solver import best_action, get_table
 
@@ -184,3 +184,14 @@ def test_a_game_of_only_bots_starts_at_once_and_plays_itself_to_the_end():
     assert game.status == Game.Status.FINISHED
     with pytest.raises(GameError, match="unknown_bot"):
         services.game_create(guest_id="ana", name="Ana", seat_count=2, watch=True)
+
+
+def test_an_empty_guest_id_never_stands_for_a_bots_seat():
+    game = services.game_create(guest_id="ana", name="Ana", seat_count=3, bot_level="solid")
+    with pytest.raises(GameError, match="no_guest"):
+        services.game_join(token=game.token, guest_id="", name="Nobody")
+    with pytest.raises(GameError, match="no_guest"):
+        services.game_create(guest_id="", name="Nobody")
+    game = services.game_start(token=game.token, guest_id="ana")
+    with pytest.raises(GameError, match="not_seated"):
+        services.game_take_back(token=game.token, guest_id="")

@@ -8,15 +8,16 @@ from games import rules, services
 from games.models import Game, Move, Player, ScoreEntry
 from games.rules import GameError, Roll, Score
 from games.selectors import game_players, game_state
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 
 
+GUESTS = tuple(f"g{n}" for n in range(6))
+
+
 def started_game(seats: int = 2, ruleset: str = "yacht") -> Game:
-    game = services.game_create(guest_id="g0", name="Ana", seat_count=seats, ruleset=ruleset)
-    for i in range(1, seats):
-        services.game_join(token=game.token, guest_id=f"g{i}", name=f"P{i}")
-    return services.game_start(token=game.token, guest_id="g0")
+    return factories.started_game(seats, ruleset=ruleset, guests=GUESTS, host_name="Ana")
 
 
 def act(game: Game, guest: str, action: rules.Action, rng: random.Random) -> Game:

@@ -21,6 +21,7 @@ MESSAGES = {
     "stale_version": _("The game moved on before your action arrived; here is the current table."),
     "no_such_game": _("There is no game at this link."),
     "not_seated": _("You are watching this game: only its players can act."),
+    "no_guest": _("Your browser session was not found: reload the page and try again."),
     "not_host": _("Only the host can do that."),
     "not_started": _("The game has not started yet."),
     "not_finished": _("The game is not over yet."),

@@ -11,11 +11,11 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from games.errors import error_message
 from games.labels import ruleset_name
-from games.models import Game, Move
+from games.messages import error_message
+from games.models import Game
 from games.rules import fairness
-from games.selectors import game_by_token, game_rolls
+from games.selectors import game_by_token, game_roll_players, game_rolls
 
 EXPORT_FORMAT = "yacht-fair-dice/1"
 
@@ -32,7 +32,7 @@ def _revealed(game: Game) -> bool:
 
 
 def _roll_rows(game: Game) -> list[dict[str, Any]]:
-    names = dict(game.moves.filter(kind=Move.Kind.ROLL).values_list("version", "player__name"))
+    names = game_roll_players(game)
     seed = bytes.fromhex(game.server_seed)
     rows = []
     for roll, mismatch in fairness.check_log(seed, game_rolls(game)):

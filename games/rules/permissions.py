@@ -1,0 +1,209 @@
+"""Who may take which action now: one pure check per action.
+
+The services enforce these checks inside their transaction, rendering asks
+them which controls to show, and the socket's tests predict refusals from
+them, so "may this seat do that now" is decided in one place. A check sees
+the table as a whole (lobby, seats, bots, hints), not only the dice and
+scorecards of ``GameState``; what a message's own fields say (which box,
+which dice, which bot level) is checked by whoever acts on them.
+
+Each check answers the code of the first reason to refuse, in an order that
+tells a player the most useful thing first (a spectator hears "you are
+watching" before "stale version"), or None when the action may go ahead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from .engine import MAX_ROLLS, GameState
+from .errors import GameError
+
+Status = Literal["lobby", "playing", "finished"]
+ActionName = Literal[
+    "roll",
+    "score",
+    "start",
+    "rematch",
+    "sync",
+    "add_bot",
+    "remove_bot",
+    "hand_to_bot",
+    "take_back",
+    "hint",
+]
+ACTION_NAMES: tuple[ActionName, ...] = get_args(ActionName)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """What the checks need to know of one seat."""
+
+    person: bool  # a person's seat; a bot's own seat otherwise
+    bot: str = ""  # the level of the bot playing it now ("" when its person plays)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A game as the checks see it: everything but who is asking."""
+
+    status: Status
+    version: int
+    seat_count: int
+    seats: tuple[Seat, ...]
+    game: GameState | None = None  # None in the lobby
+    hints: bool = False
+    # The seat to move has been idle past the grace period, so the others
+    # may let a bot stand in for it.
+    absent: bool = False
+
+
+Check = Callable[[Table, int | None, bool], str | None]
+
+
+def _is_host(table: Table, seat: int | None) -> bool:
+    return seat == 0 and bool(table.seats) and table.seats[0].person
+
+
+def _seated(table: Table, seat: int | None) -> bool:
+    return seat is not None and 0 <= seat < len(table.seats) and table.seats[seat].person
+
+
+def _during_play(table: Table) -> str | None:
+    if table.status == "lobby":
+        return "not_started"
+    if table.status == "finished":
+        return "game_over"
+    return None
+
+
+def _in_lobby_as_host(table: Table, seat: int | None) -> str | None:
+    if not _is_host(table, seat):
+        return "not_host"
+    if table.status != "lobby":
+        return "already_started"
+    return None
+
+
+def _to_move(table: Table, seat: int | None) -> str | None:
+    assert table.game is not None
+    return None if table.game.current == seat else "not_your_turn"
+
+
+def _playing_seated(table: Table, seat: int | None, stale: bool) -> str | None:
+    """The common part of an action of the seat to move, in play."""
+    return (
+        _during_play(table)
+        or (None if _seated(table, seat) else "not_seated")
+        or ("stale_version" if stale else None)
+        or _to_move(table, seat)
+    )
+
+
+def _roll(table: Table, seat: int | None, stale: bool) -> str | None:
+    refused = _playing_seated(table, seat, stale)
+    if refused:
+        return refused
+    assert table.game is not None
+    return "no_rolls_left" if table.game.rolls >= MAX_ROLLS else None
+
+
+def _score(table: Table, seat: int | None, stale: bool) -> str | None:
+    refused = _playing_seated(table, seat, stale)
+    if refused:
+        return refused
+    assert table.game is not None
+    return "must_roll_first" if table.game.rolls == 0 else None
+
+
+def _start(table: Table, seat: int | None, stale: bool) -> str | None:
+    return _in_lobby_as_host(table, seat) or ("stale_version" if stale else None)
+
+
+def _rematch(table: Table, seat: int | None, stale: bool) -> str | None:
+    if table.status != "finished":
+        return "not_finished"
+    return None if _seated(table, seat) else "not_seated"
+
+
+def _sync(table: Table, seat: int | None, stale: bool) -> str | None:
+    return None
+
+
+def _add_bot(table: Table, seat: int | None, stale: bool) -> str | None:
+    refused = _in_lobby_as_host(table, seat)
+    if refused:
+        return refused
+    return "game_full" if len(table.seats) >= table.seat_count else None
+
+
+def _remove_bot(table: Table, seat: int | None, stale: bool) -> str | None:
+    refused = _in_lobby_as_host(table, seat)
+    if refused:
+        return refused
+    return None if any(not s.person for s in table.seats) else "not_a_bot"
+
+
+def _hand_to_bot(table: Table, seat: int | None, stale: bool) -> str | None:
+    refused = _during_play(table) or (None if _seated(table, seat) else "not_seated")
+    if refused:
+        return refused
+    assert table.game is not None
+    current = table.game.current
+    target = table.seats[current]
+    if current == seat or not target.person or target.bot or not table.absent:
+        return "not_absent"
+    return None
+
+
+def _take_back(table: Table, seat: int | None, stale: bool) -> str | None:
+    if not _seated(table, seat):
+        return "not_seated"
+    assert seat is not None
+    return None if table.seats[seat].bot else "not_absent"
+
+
+def _hint(table: Table, seat: int | None, stale: bool) -> str | None:
+    if not table.hints:
+        return "hints_off"
+    return _score(table, seat, stale)
+
+
+CHECKS: dict[ActionName, Check] = {
+    "roll": _roll,
+    "score": _score,
+    "start": _start,
+    "rematch": _rematch,
+    "sync": _sync,
+    "add_bot": _add_bot,
+    "remove_bot": _remove_bot,
+    "hand_to_bot": _hand_to_bot,
+    "take_back": _take_back,
+    "hint": _hint,
+}
+
+
+def refusal(
+    table: Table, seat: int | None, action: ActionName, *, version: int | None = None
+) -> str | None:
+    """Why ``seat`` (None: a spectator) may not take ``action`` now, as an
+    error code, or None if it may. ``version`` is the one the action was made
+    against, for the actions that carry one."""
+    stale = version is not None and version != table.version
+    return CHECKS[action](table, seat, stale)
+
+
+def require(
+    table: Table, seat: int | None, action: ActionName, *, version: int | None = None
+) -> None:
+    """Raise the refusal's ``GameError``, if there is one."""
+    code = refusal(table, seat, action, version=version)
+    if code is not None:
+        raise GameError(code)
+
+
+def allowed_actions(table: Table, seat: int | None) -> frozenset[ActionName]:
+    """Every action ``seat`` may take in ``table`` as it is now."""
+    return frozenset(name for name, check in CHECKS.items() if check(table, seat, False) is None)

@@ -1,0 +1,110 @@
+"""Who may take which action now: the pure checks every layer reads."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from games import rules
+from games.rules import ScriptedDice, Seat, Table, allowed_actions, refusal
+
+PEOPLE = (Seat(person=True), Seat(person=True))
+
+
+def lobby(*seats: Seat, seat_count: int = 3) -> Table:
+    return Table(status="lobby", version=4, seat_count=seat_count, seats=seats or PEOPLE)
+
+
+def playing(rolls: int = 0, current: int = 0, **changes: Any) -> Table:
+    state = rules.new_game("yacht", 2)
+    state = replace(state, current=current)
+    for _ in range(rolls):
+        state = rules.apply(state, current, rules.Roll(), ScriptedDice([2, 3, 4, 5, 6]))
+    table = Table(status="playing", version=9, seat_count=2, seats=PEOPLE, game=state)
+    return replace(table, **changes)
+
+
+def test_in_the_lobby_the_host_may_start_and_add_bots_and_the_others_only_sync() -> None:
+    table = lobby()
+    assert allowed_actions(table, 0) == {"start", "add_bot", "sync"}
+    assert allowed_actions(table, 1) == {"sync"}
+    assert allowed_actions(table, None) == {"sync"}
+
+
+def test_the_host_may_remove_a_bot_only_when_one_is_seated_and_add_one_only_to_a_free_seat() -> (
+    None
+):
+    full = lobby(Seat(person=True), Seat(person=False, bot="solid"), seat_count=2)
+    assert allowed_actions(full, 0) == {"start", "remove_bot", "sync"}
+    assert refusal(full, 0, "add_bot") == "game_full"
+    assert refusal(lobby(), 0, "remove_bot") == "not_a_bot"
+
+
+def test_a_game_watched_by_bots_alone_has_no_host() -> None:
+    bots = lobby(Seat(person=False, bot="perfect"), Seat(person=False, bot="perfect"))
+    assert refusal(bots, 0, "start") == "not_host"
+
+
+def test_the_player_to_move_may_roll_then_also_score_and_ask_for_a_hint() -> None:
+    assert allowed_actions(playing(hints=True), 0) == {"roll", "sync"}
+    assert allowed_actions(playing(rolls=1, hints=True), 0) == {"roll", "score", "hint", "sync"}
+    assert allowed_actions(playing(rolls=3, hints=True), 0) == {"score", "hint", "sync"}
+    assert allowed_actions(playing(rolls=1), 1) == {"sync"}
+
+
+@pytest.mark.parametrize(
+    ("table", "seat", "action", "version", "code"),
+    [
+        (lobby(), 0, "roll", 4, "not_started"),
+        (playing(), None, "roll", 9, "not_seated"),
+        (playing(), 1, "roll", 8, "stale_version"),
+        (playing(), 1, "roll", 9, "not_your_turn"),
+        (playing(rolls=3), 0, "roll", 9, "no_rolls_left"),
+        (playing(), 0, "score", 9, "must_roll_first"),
+        (playing(), 0, "start", 9, "already_started"),
+        (lobby(), 1, "start", 4, "not_host"),
+        (lobby(), 0, "start", 3, "stale_version"),
+        (playing(), 0, "rematch", None, "not_finished"),
+        (playing(rolls=1), 0, "hint", None, "hints_off"),
+        (playing(hints=True), 0, "hint", None, "must_roll_first"),
+        (playing(), 0, "take_back", None, "not_absent"),
+        (playing(), None, "take_back", None, "not_seated"),
+    ],
+)
+def test_each_refusal_names_its_first_reason(
+    table: Table, seat: int | None, action: rules.ActionName, version: int | None, code: str
+) -> None:
+    assert refusal(table, seat, action, version=version) == code
+    with pytest.raises(rules.GameError, match=code):
+        rules.require(table, seat, action, version=version)
+
+
+def test_a_spectator_hears_it_is_watching_before_it_hears_the_version_is_old() -> None:
+    assert refusal(playing(), None, "score", version=1) == "not_seated"
+
+
+def test_the_others_may_hand_an_idle_persons_turn_to_a_bot_and_the_person_may_take_it_back() -> (
+    None
+):
+    assert refusal(playing(current=1), 0, "hand_to_bot") == "not_absent"
+    idle = playing(current=1, absent=True)
+    assert "hand_to_bot" in allowed_actions(idle, 0)
+    assert refusal(idle, 1, "hand_to_bot") == "not_absent"
+    assert refusal(idle, None, "hand_to_bot") == "not_seated"
+    stood_in = replace(idle, seats=(Seat(person=True), Seat(person=True, bot="solid")))
+    assert refusal(stood_in, 0, "hand_to_bot") == "not_absent"
+    assert "take_back" in allowed_actions(stood_in, 1)
+    # The person may also just play: acting takes the seat back.
+    assert "roll" in allowed_actions(stood_in, 1)
+
+
+def test_after_the_end_any_player_may_ask_for_a_rematch() -> None:
+    table = replace(playing(), status="finished")
+    assert allowed_actions(table, 1) == {"rematch", "sync"}
+    assert allowed_actions(table, None) == {"sync"}
+
+
+def test_every_action_has_a_check() -> None:
+    assert set(rules.permissions.CHECKS) == set(rules.ACTION_NAMES)
