@@ -17,6 +17,8 @@ def test_a_person_plays_the_perfect_bot_to_the_end_and_reads_the_review(new_page
     page.get_by_label("Allow hints").check()
     page.get_by_role("button", name="Start a game").click()
     expect(page.locator(".lobby-seats")).to_contain_text("bot · Perfect")
+    # The lobby is server-rendered: a click before the socket is open is lost.
+    expect(page.locator("[data-connection=open]")).to_be_visible()
     page.get_by_role("button", name="Start the game").click()
     for turn in range(12):
         expect(page.get_by_role("heading", name="Your turn")).to_be_visible(timeout=20_000)
