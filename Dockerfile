@@ -15,11 +15,12 @@ RUN apt-get update \
 
 WORKDIR /app
 
-# Dependencies first, so a code change does not reinstall them.
-COPY pyproject.toml ./
+# Dependencies first, so a code change does not reinstall them: only the
+# runtime ones, each at the version requirements.lock pins (the one CI tested).
+COPY pyproject.toml requirements.lock ./
 COPY games/__init__.py games/__init__.py
 COPY yachtsite/__init__.py yachtsite/__init__.py
-RUN pip install .
+RUN pip install -c requirements.lock .
 
 # Hashed, pre-compressed files that whitenoise can serve with long cache
 # lifetimes; the manifest is written by collectstatic here, at build time.

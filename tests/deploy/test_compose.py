@@ -89,3 +89,27 @@ def test_nginx_accepts_the_loopback_version_of_the_deploy_config(tmp_path: Path)
     )
     assert checked.returncode == 0, checked.stderr
     assert "server 127.0.0.1:18082;" in conf.read_text()
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_every_package_the_project_names_is_pinned_in_the_lock_the_image_installs_from() -> None:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    named = [
+        *project["project"]["dependencies"],
+        *project["project"]["optional-dependencies"]["test"],
+        *project["dependency-groups"]["dev"],
+    ]
+    wanted = {_normalized(re.split(r"[\[<>=!~ ;]", spec, maxsplit=1)[0]) for spec in named}
+    pinned = {
+        _normalized(line.split("==", 1)[0])
+        for line in (ROOT / "requirements.lock").read_text().splitlines()
+        if "==" in line and not line.startswith((" ", "#"))
+    }
+    assert wanted <= pinned, wanted - pinned
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "pip install -c requirements.lock ." in dockerfile
