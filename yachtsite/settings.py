@@ -34,6 +34,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "yachtsite.edges.RefuseNulMiddleware",
     "yachtsite.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -172,6 +173,7 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = STATIC_ROOT is None
 
+SESSION_ENGINE = "yachtsite.sessions"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 365
 SESSION_SAVE_EVERY_REQUEST = False
 SESSION_COOKIE_SAMESITE = "Lax"
