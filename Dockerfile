@@ -27,7 +27,11 @@ ENV DJANGO_STATIC_ROOT=/app/staticfiles \
     YACHT_STATICFILES_STORAGE=whitenoise.storage.CompressedManifestStaticFilesStorage
 
 COPY . .
-RUN pip install --no-deps . \
+# Without DEBUG the settings refuse to load with no secret key. These build
+# steps sign nothing, so a throwaway key serves them; the real one comes from
+# the environment at run time.
+RUN export DJANGO_SECRET_KEY=image-build-only-signs-nothing \
+    && pip install --no-deps . \
     && python manage.py compilemessages -v 0 \
     && python manage.py collectstatic --no-input -v 0 \
     # The strategy tables of the perfect bot, the hints and the review are

@@ -34,6 +34,7 @@ import io
 import json
 import os
 import pstats
+import secrets
 import subprocess
 import sys
 import time
@@ -410,6 +411,8 @@ def profile_updates(updates: int) -> str:
     import django
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "yachtsite.settings")
+    # Without DEBUG the settings refuse a missing secret key: any will do here.
+    os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
     django.setup()
     from games import services
     from games.rendering import table_message

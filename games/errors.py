@@ -28,6 +28,14 @@ MESSAGES = {
     "game_full": _("Every seat at this game is taken."),
     "bad_name": _("Please give a name of 1 to 24 characters."),
     "bad_name_characters": _("Names cannot contain control or text-direction characters."),
+    "bad_name_invisible": _(
+        "A name needs visible letters and cannot contain invisible characters."
+    ),
+    "bad_name_marks": _("That name stacks too many accents on one letter."),
+    "name_taken": _(
+        "Someone at this table already has that name, or one that looks the same: "
+        "please choose another."
+    ),
     "too_many_games": _("You have created many games in the last hour: please wait a while."),
     "bad_seat_count": _("A game has 1 to 6 seats."),
     "unknown_ruleset": _("There is no such rule set."),

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 import secrets
-import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,30 +19,13 @@ from django.utils import timezone
 
 from games import botplay, rules
 from games.broadcast import push_snapshot
-from games.models import BOT_LEVELS, MAX_SEATS, NAME_MAX_LENGTH, Game, Move, Player, ScoreEntry
+from games.models import BOT_LEVELS, MAX_SEATS, Game, Move, Player, ScoreEntry
+from games.names import bot_name, clean_name, require_distinct
 from games.rules import GameError, fairness
 from games.selectors import game_by_token, game_players, game_state, snapshot
 
 # Only for games created before dice were derived from a seed (blank seed).
 _unseeded_dice = secrets.SystemRandom()
-
-
-# Marks that reorder or hide text: in a name they could make the scoreboard
-# lie about who is who.
-_BIDI_CONTROLS = frozenset(
-    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
-
-
-def clean_name(name: str) -> str:
-    cleaned = " ".join(str(name).split())
-    if not cleaned or len(cleaned) > NAME_MAX_LENGTH:
-        raise GameError("bad_name")
-    if any(
-        c in _BIDI_CONTROLS or unicodedata.category(c) in ("Cc", "Cs", "Co", "Cn") for c in cleaned
-    ):
-        raise GameError("bad_name_characters")
-    return cleaned
 
 
 def _locked(token: str) -> Game:
@@ -127,10 +109,13 @@ def game_create(
             Move.objects.create(game=game, player=host, version=1, kind=Move.Kind.JOIN)
             players.append(host)
         if bot_level:
-            players += [
-                Player.objects.create(game=game, order=order, name=_bot_name(order), bot=bot_level)
-                for order in range(len(players), seat_count)
-            ]
+            for order in range(len(players), seat_count):
+                taken = [p.name for p in players]
+                players.append(
+                    Player.objects.create(
+                        game=game, order=order, name=bot_name(order, taken), bot=bot_level
+                    )
+                )
         if watch:
             game.status = Game.Status.PLAYING
             game.started_at = timezone.now()
@@ -146,11 +131,6 @@ def game_create(
 
 
 _BOT_LEVELS = {key for key, _label in BOT_LEVELS}
-_BOT_NAMES = ("Ada", "Blaise", "Carl", "Dora", "Emmy", "Fermat")
-
-
-def _bot_name(order: int) -> str:
-    return _BOT_NAMES[order % len(_BOT_NAMES)]
 
 
 def game_add_bot(*, token: str, guest_id: str, level: str) -> Player:
@@ -165,9 +145,8 @@ def game_add_bot(*, token: str, guest_id: str, level: str) -> Player:
             raise GameError("already_started")
         if len(players) >= game.seat_count:
             raise GameError("game_full")
-        bot = Player.objects.create(
-            game=game, order=len(players), name=_bot_name(len(players)), bot=level
-        )
+        name = bot_name(len(players), [p.name for p in players])
+        bot = Player.objects.create(game=game, order=len(players), name=name, bot=level)
         _commit(game, [*players, bot], None, fields=[], last={"kind": "join", "seat": bot.order})
     return bot
 
@@ -218,6 +197,7 @@ def game_join(*, token: str, guest_id: str, name: str) -> Player:
             raise GameError("already_started")
         if len(players) >= game.seat_count:
             raise GameError("game_full")
+        require_distinct(name, [p.name for p in players])
         player = Player.objects.create(game=game, order=len(players), name=name, guest_id=guest_id)
         Move.objects.create(game=game, player=player, version=game.version + 1, kind=Move.Kind.JOIN)
         _commit(

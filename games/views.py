@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from games import services
 from games.errors import error_message
 from games.forms import JoinForm, NewGameForm
-from games.guests import ensure_guest_id
+from games.guests import ensure_guest_id, guest_id_of, took_a_seat
 from games.labels import RULESET_NAMES, category_name
 from games.models import Game
 from games.rendering import review_rows, table_context
@@ -54,6 +54,7 @@ def home(request: HttpRequest) -> HttpResponse:
         except GameError as error:
             form.add_error(None, error_message(error.code))
         else:
+            took_a_seat(request)
             return redirect("game", token=game.token)
     return render(request, "games/home.html", {"form": form})
 
@@ -68,8 +69,8 @@ def _game_or_404(token: str) -> Game:
 @require_GET
 def game(request: HttpRequest, token: str) -> HttpResponse:
     game = _game_or_404(token)
-    guest = ensure_guest_id(request.session)
-    seat = seat_of(game, guest)
+    # Only read: a visitor who just looks gets no session row of their own.
+    seat = seat_of(game, guest_id_of(request.session))
     snap = game_snapshot(game)
     me = seat.order if seat else None
     can_join = (
@@ -116,6 +117,8 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
             )
         except GameError as error:
             messages.error(request, error_message(error.code))
+        else:
+            took_a_seat(request)
     else:
         messages.error(request, error_message("bad_name"))
     return redirect("game", token=game.token)

@@ -4,9 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
 
 from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.security.websocket import WebsocketDenier
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http.request import split_domain_port, validate_host
 
 from games.consumers import CLOSE_NO_SUCH_GAME
 
@@ -42,3 +47,57 @@ class RefuseNulMiddleware:
         if "\x00" in query or "%00" in query:
             return HttpResponseBadRequest()
         return self.get_response(request)
+
+
+DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
+def _origin(scheme: str, netloc: str) -> str:
+    """``scheme://host[:port]``, lowercased, without the scheme's default port."""
+    host = netloc.lower()
+    default = DEFAULT_PORTS.get(scheme)
+    if default and host.endswith(f":{default}"):
+        host = host[: -len(default) - 1]
+    return f"{scheme}://{host}"
+
+
+class SameOriginValidator:
+    """Only a page of this very site may open a game socket.
+
+    A socket rides on the player's cookie, so a page elsewhere must not open
+    one. Channels' own validator compares only the Origin's host name with
+    ALLOWED_HOSTS; this one wants the whole origin, scheme and port
+    included, to be the one the socket was asked for (the Host it names,
+    over https when the site or the socket is secure), or one listed in
+    ``CSRF_TRUSTED_ORIGINS``, as Django checks its forms.
+    """
+
+    def __init__(self, application: Any) -> None:
+        self.application = application
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        if scope["type"] == "websocket" and not self.allowed(scope):
+            return await WebsocketDenier()(scope, receive, send)
+        return await self.application(scope, receive, send)
+
+    @staticmethod
+    def allowed(scope: dict[str, Any]) -> bool:
+        headers = dict(scope.get("headers", []))
+        origin = headers.get(b"origin", b"").decode("latin-1")
+        host = headers.get(b"host", b"").decode("latin-1")
+        if not origin or not host:
+            return False
+        domain, _port = split_domain_port(host)
+        if not domain or not validate_host(domain, settings.ALLOWED_HOSTS):
+            return False
+        parts = urlsplit(origin)
+        if not parts.scheme or not parts.netloc:
+            return False
+        given = _origin(parts.scheme.lower(), parts.netloc)
+        trusted = {
+            _origin(*o.lower().split("://", 1)) for o in settings.CSRF_TRUSTED_ORIGINS if "://" in o
+        }
+        if given in trusted:
+            return True
+        secure = settings.HTTPS or scope.get("scheme") == "wss"
+        return given == _origin("https" if secure else "http", host)

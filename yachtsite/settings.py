@@ -7,6 +7,7 @@ In production: ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` (channels-redis).
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -14,7 +15,15 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 env = environ.Env()
 
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
-SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="insecure-local-only-key-change-me-in-production")
+# A key anyone can read signs sessions and CSRF tokens for anyone: without
+# DEBUG the site refuses to start on it, or on the example file's placeholder.
+LOCAL_ONLY_SECRET_KEY = "insecure-local-only-key-change-me-in-production"
+PLACEHOLDER_SECRET_KEYS = {LOCAL_ONLY_SECRET_KEY, "change-me-to-50-random-characters", ""}
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default=LOCAL_ONLY_SECRET_KEY if DEBUG else "")
+if not DEBUG and SECRET_KEY in PLACEHOLDER_SECRET_KEYS:
+    raise ImproperlyConfigured(
+        "Set DJANGO_SECRET_KEY to a long random secret (or DJANGO_DEBUG=1 for local work)."
+    )
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
