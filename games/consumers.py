@@ -21,14 +21,15 @@ from django.db import DatabaseError
 from django.utils import translation
 from redis.exceptions import RedisError
 
-from games import botplay, services, shutdown, socketloop
+from games import botplay, limits, services, shutdown, socketloop, viewcache
 from games.broadcast import group_name
 from games.errors import error_message
 from games.guests import guest_id_of
 from games.models import Game
-from games.rendering import hint_message, table_message
+from games.rendering import hint_message
 from games.rules import DICE, GameError, Roll, Score
 from games.selectors import Snapshot, game_by_token, game_snapshot, seat_of
+from yachtsite.clientaddr import scope_address
 
 log = logging.getLogger(__name__)
 
@@ -137,10 +138,13 @@ class GameConsumer(AsyncWebsocketConsumer):
     language: str
     seat: int | None
     shown_version: int
+    address: str
+    claim: limits.SocketClaim | None = None
 
     async def connect(self) -> None:
         self.token = self.scope["url_route"]["kwargs"]["token"]
         self.language = self._language()
+        self.address = scope_address(self.scope)
         self.bucket = TokenBucket(RATE_BURST, RATE_PER_SECOND)
         self.shown_version = 0
         # Accept before touching the database: a database that is slow to
@@ -158,6 +162,11 @@ class GameConsumer(AsyncWebsocketConsumer):
     async def _open(self) -> None:
         # The session loads from its store lazily: read it off the event loop.
         self.guest = await database_sync_to_async(guest_id_of)(self.scope.get("session"))
+        self.claim = limits.sockets.claim(address=self.address, guest=self.guest, token=self.token)
+        if self.claim is None:
+            await self.send_error("too_many_sockets", resync=False)
+            await self.close(code=limits.CLOSE_TOO_MANY_SOCKETS)
+            return
         found = await database_sync_to_async(game_by_token)(self.token)
         if found is None:
             await self.close(code=CLOSE_NO_SUCH_GAME)
@@ -187,6 +196,8 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         shutdown.untrack(self)
+        if self.claim is not None:
+            limits.sockets.release(self.claim)
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
@@ -198,7 +209,9 @@ class GameConsumer(AsyncWebsocketConsumer):
         return wanted if wanted in codes else settings.LANGUAGE_CODE
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not self.bucket.take():
+        if not self.bucket.take() or not await limits.message_allowed(
+            address=self.address, guest=self.guest
+        ):
             await self.send_error("rate_limited")
             await self.close(code=CLOSE_POLICY_VIOLATION, reason="rate limit")
             return
@@ -272,10 +285,12 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def game_snapshot(self, event: dict[str, Any]) -> None:
         snap = event["snapshot"]
-        if snap["status"] == Game.Status.LOBBY or (
-            snap["last"] and snap["last"].get("kind") == "start"
+        # Seats are only taken in the lobby: look ours up again there. A
+        # socket without a session can never hold one and needs no lookup.
+        if self.guest and (
+            snap["status"] == Game.Status.LOBBY
+            or (snap["last"] and snap["last"].get("kind") == "start")
         ):
-            # Seats are only taken in the lobby: look ours up again there.
             try:
                 await self.send_fresh_table()
             except DatabaseError:
@@ -290,4 +305,4 @@ class GameConsumer(AsyncWebsocketConsumer):
         ):
             return
         self.shown_version = snap["version"]
-        await self.send(text_data=json.dumps(table_message(snap, self.seat, self.language)))
+        await self.send(text_data=viewcache.table_text(snap, self.seat, self.language))

@@ -49,6 +49,9 @@ MESSAGES = {
     "bad_message": _("That message was not understood."),
     "too_large": _("That message was too large."),
     "rate_limited": _("Too many messages: slow down."),
+    "too_many_sockets": _(
+        "Too many open connections from your browser or network: close some tabs and try again."
+    ),
     "unavailable": _("The server could not save that just now: please try again."),
 }
 

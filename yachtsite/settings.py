@@ -44,6 +44,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "yachtsite.edges.RefuseNulMiddleware",
+    "yachtsite.clientaddr.ClientAddressMiddleware",
     "yachtsite.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -209,6 +210,25 @@ LOGGING = {
 # --- Abuse limits and browser security (kept apart from the tuning above) ---
 # Games one guest session may create per hour before the form refuses.
 YACHT_GAMES_PER_HOUR = env.int("YACHT_GAMES_PER_HOUR", default=20)
+# Games one client address, and the whole site, may create per hour (a fresh
+# session per request must not escape the limit above). An address may be a
+# household or a school behind one router, hence more than one session's.
+YACHT_GAMES_PER_HOUR_PER_ADDRESS = env.int("YACHT_GAMES_PER_HOUR_PER_ADDRESS", default=60)
+YACHT_GAMES_PER_HOUR_SITE = env.int("YACHT_GAMES_PER_HOUR_SITE", default=3000)
+# Open game sockets per client address, per guest session and per game, in
+# each server process: past a cap the socket is told too_many_sockets and
+# closed with 4029.
+YACHT_SOCKETS_PER_ADDRESS = env.int("YACHT_SOCKETS_PER_ADDRESS", default=40)
+YACHT_SOCKETS_PER_SESSION = env.int("YACHT_SOCKETS_PER_SESSION", default=8)
+YACHT_SOCKETS_PER_GAME = env.int("YACHT_SOCKETS_PER_GAME", default=100)
+# Socket messages per guest session and per client address over 10 seconds,
+# across all their sockets and server processes (each socket also keeps to
+# a burst of 30, then 5 a second, of its own).
+YACHT_MESSAGES_PER_SESSION = env.int("YACHT_MESSAGES_PER_SESSION", default=80)
+YACHT_MESSAGES_PER_ADDRESS = env.int("YACHT_MESSAGES_PER_ADDRESS", default=160)
+# Addresses (or networks) of the proxies in front of daphne, whose
+# X-Forwarded-For names the client: nobody else's is believed.
+YACHT_TRUSTED_PROXIES = env.list("YACHT_TRUSTED_PROXIES", default=[])
 # Failed admin sign-ins allowed per client address and username, per window.
 YACHT_ADMIN_LOGIN_ATTEMPTS = env.int("YACHT_ADMIN_LOGIN_ATTEMPTS", default=5)
 YACHT_ADMIN_LOGIN_WINDOW = 15 * 60

@@ -15,6 +15,7 @@ import os
 import time
 
 import pytest
+from django.conf import settings as django_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -37,6 +38,9 @@ def test_hostile_messages_from_every_kind_of_sender_never_break_a_rule_or_a_row(
     # Floods are their own step with the production limit; every other socket
     # may send as fast as the test can, or the run would be rate limited.
     monkeypatch.setattr(consumers, "RATE_BURST", 10**9)
+    # The same for the limits counted across a client's sockets (tested on
+    # their own in test_shared_limits.py).
+    monkeypatch.setattr(django_settings, "YACHT_MESSAGES_PER_SESSION", 10**9)
     stats = Stats()
 
     @settings(
