@@ -42,4 +42,6 @@ RUN useradd --system --uid 10001 yacht
 USER yacht
 
 EXPOSE 8000
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", "yachtsite.asgi:application"]
+# No --proxy-headers: daphne would believe any client's X-Forwarded-For. The
+# app reads it only from the proxies in YACHT_TRUSTED_PROXIES.
+CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "yachtsite.asgi:application"]

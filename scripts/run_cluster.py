@@ -108,6 +108,8 @@ class Cluster:
             # throwaway one, unless the caller's environment names one.
             "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or secrets.token_urlsafe(50),
             "PYTHONUNBUFFERED": "1",
+            # nginx on loopback names the client in X-Forwarded-For: believe it.
+            **({"YACHT_TRUSTED_PROXIES": "127.0.0.1"} if proxy_port is not None else {}),
             **(env or {}),
         }
         self.daphnes: list[subprocess.Popen[bytes]] = []

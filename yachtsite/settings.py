@@ -4,6 +4,7 @@ Out of the box: SQLite and the in-memory channel layer, one process.
 In production: ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` (channels-redis).
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -37,6 +38,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
+    "axes",
     "django_htmx",
     "games",
 ]
@@ -55,6 +57,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a throttled sign-in into its page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "yachtsite.urls"
@@ -229,19 +233,20 @@ YACHT_MESSAGES_PER_ADDRESS = env.int("YACHT_MESSAGES_PER_ADDRESS", default=160)
 # Addresses (or networks) of the proxies in front of daphne, whose
 # X-Forwarded-For names the client: nobody else's is believed.
 YACHT_TRUSTED_PROXIES = env.list("YACHT_TRUSTED_PROXIES", default=[])
-# Failed admin sign-ins allowed per client address and username, per window.
-YACHT_ADMIN_LOGIN_ATTEMPTS = env.int("YACHT_ADMIN_LOGIN_ATTEMPTS", default=5)
-YACHT_ADMIN_LOGIN_WINDOW = 15 * 60
-if REDIS_URL:
-    # The login throttle counts in the cache: with several server processes
-    # it must be one shared count, not one per process.
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "yacht",
-        }
-    }
+# Admin sign-in: django-axes counts failures per client address and username
+# in the database, so the count is shared by every process and holds with
+# Redis down. Past the limit that pair waits out a cool-off (a failure
+# meanwhile restarts it); nobody else, and no other address, is locked out.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("YACHT_ADMIN_LOGIN_ATTEMPTS", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("YACHT_ADMIN_LOGIN_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["ip_address", "username"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "yachtsite.clientaddr.request_address"
+AXES_LOCKOUT_CALLABLE = "yachtsite.security.admin_sign_in_throttled"
 
 # --- Bots ---
 # Seconds a bot waits before each roll or score, so people can follow it.
