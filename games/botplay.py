@@ -7,6 +7,12 @@ like every database call of a socket). The step names the version it was
 scheduled for, so a step that lost a race, or that two processes both
 scheduled, changes nothing. A process that restarts picks a waiting bot up
 again as soon as any socket of that game connects.
+
+A game of bots alone plays only while someone watches it: each process
+with a socket of the game schedules its steps (from the pushes it
+receives), and a step finds no socket of the game in its process is not
+taken. The game waits at that version, and the next socket to connect
+starts it again.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import DatabaseError
 
-from games import socketloop
+from games import limits, socketloop
 from games.rules import GameError
 
 log = logging.getLogger(__name__)
@@ -42,13 +48,27 @@ def schedule(snap: dict[str, Any]) -> None:
     the game to connect schedules the step.
     """
     if bot_to_move(snap):
-        socketloop.call_soon(_start, snap["token"], snap["version"])
+        bots_only = not any(seat.get("person") for seat in snap["seats"])
+        socketloop.call_soon(_start, snap["token"], snap["version"], bots_only)
 
 
-def _start(token: str, version: int) -> None:
-    task = asyncio.get_running_loop().create_task(_step(token, version))
+# Steps this process has waiting, so that every socket of a game relaying
+# the same push schedules one step, not one each.
+_pending: set[tuple[str, int]] = set()
+
+
+def _start(token: str, version: int, bots_only: bool) -> None:
+    if (token, version) in _pending:
+        return
+    _pending.add((token, version))
+    task = asyncio.get_running_loop().create_task(_step(token, version, bots_only))
     _tasks.add(task)
-    task.add_done_callback(_tasks.discard)
+
+    def done(finished: asyncio.Task[None]) -> None:
+        _tasks.discard(finished)
+        _pending.discard((token, version))
+
+    task.add_done_callback(done)
 
 
 def pause() -> float:
@@ -56,10 +76,13 @@ def pause() -> float:
     return random.uniform(low, high)
 
 
-async def _step(token: str, version: int) -> None:
+async def _step(token: str, version: int, bots_only: bool) -> None:
     from games import services
 
     await asyncio.sleep(pause())
+    if bots_only and not limits.sockets.watching(token):
+        # Nobody here is watching: the game waits for the next socket.
+        return
     try:
         await database_sync_to_async(services.game_bot_step)(token=token, version=version)
     except GameError:

@@ -285,6 +285,9 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def game_snapshot(self, event: dict[str, Any]) -> None:
         snap = event["snapshot"]
+        # Every process watching a game of bots steps it (once per process):
+        # the one that committed the last step may have nobody watching.
+        botplay.schedule(snap)
         # Seats are only taken in the lobby: look ours up again there. A
         # socket without a session can never hold one and needs no lookup.
         if self.guest and (

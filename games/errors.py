@@ -37,6 +37,7 @@ MESSAGES = {
         "please choose another."
     ),
     "too_many_games": _("You have created many games in the last hour: please wait a while."),
+    "site_busy": _("Very many games are being created just now: please try again in a while."),
     "bad_seat_count": _("A game has 1 to 6 seats."),
     "unknown_ruleset": _("There is no such rule set."),
     # bots and the advisor

@@ -93,10 +93,12 @@ class _LocalWindows:
 
 
 _local = _LocalWindows()
-_async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, redis.asyncio.Redis] = (
-    weakref.WeakKeyDictionary()
-)
-_sync_client: redis.Redis | None = None
+# Clients by Redis URL, and for asyncio by event loop too (a client's
+# connections belong to the loop that opened them).
+_async_clients: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[str, redis.asyncio.Redis]
+] = weakref.WeakKeyDictionary()
+_sync_clients: dict[str, redis.Redis] = {}
 # Redis errors are logged once per this many seconds, not once per message.
 _QUIET_SECONDS = 60.0
 _last_complaint = 0.0
@@ -129,10 +131,10 @@ async def _ahit(name: str, who: str, window: int) -> float:
     key, previous, into = _windows(name, who, window)
     if not settings.REDIS_URL:
         return _estimate(*_local.incr(key, previous), into)
-    loop = asyncio.get_running_loop()
-    client = _async_clients.get(loop)
+    clients = _async_clients.setdefault(asyncio.get_running_loop(), {})
+    client = clients.get(settings.REDIS_URL)
     if client is None:
-        client = _async_clients[loop] = redis.asyncio.Redis.from_url(
+        client = clients[settings.REDIS_URL] = redis.asyncio.Redis.from_url(
             settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1
         )
     try:
@@ -145,16 +147,16 @@ async def _ahit(name: str, who: str, window: int) -> float:
 
 
 def _hit(name: str, who: str, window: int) -> float:
-    global _sync_client
     key, previous, into = _windows(name, who, window)
     if not settings.REDIS_URL:
         return _estimate(*_local.incr(key, previous), into)
-    if _sync_client is None:
-        _sync_client = redis.Redis.from_url(
+    client = _sync_clients.get(settings.REDIS_URL)
+    if client is None:
+        client = _sync_clients[settings.REDIS_URL] = redis.Redis.from_url(
             settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1
         )
     try:
-        with _sync_client.pipeline(transaction=False) as pipe:
+        with client.pipeline(transaction=False) as pipe:
             count, _, before = pipe.incr(key).expire(key, 2 * window).get(previous).execute()
         return _estimate(int(count), int(before or 0), into)
     except (RedisError, OSError):
@@ -181,9 +183,11 @@ async def message_allowed(*, address: str, guest: str) -> bool:
 CREATE_WINDOW = 3600
 
 
-def game_creation_allowed(*, address: str) -> bool:
-    """Count one new game from this address; False once the address or the
-    whole site has created its hour's worth."""
+def game_creation_refused(*, address: str) -> str | None:
+    """Count one new game from this address: None if it may be created, else
+    the error code of the limit it hit (this address's, or the whole site's)."""
     if _hit("create-addr", address, CREATE_WINDOW) > settings.YACHT_GAMES_PER_HOUR_PER_ADDRESS:
-        return False
-    return _hit("create-site", "all", CREATE_WINDOW) <= settings.YACHT_GAMES_PER_HOUR_SITE
+        return "too_many_games"
+    if _hit("create-site", "all", CREATE_WINDOW) > settings.YACHT_GAMES_PER_HOUR_SITE:
+        return "site_busy"
+    return None

@@ -18,7 +18,7 @@ from django.utils.translation import get_language, get_language_from_path
 from django.views import i18n
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import services
+from games import limits, services
 from games.errors import error_message
 from games.forms import JoinForm, NewGameForm
 from games.guests import ensure_guest_id, guest_id_of, took_a_seat
@@ -38,8 +38,15 @@ def home(request: HttpRequest) -> HttpResponse:
         # A brake on scripts filling the database from one session; the
         # service itself stays unlimited for the admin, tests and benchmarks.
         hour_ago = timezone.now() - timedelta(hours=1)
-        if games_hosted_since(guest, hour_ago) >= settings.YACHT_GAMES_PER_HOUR:
-            form.add_error(None, error_message("too_many_games"))
+        refused = (
+            "too_many_games"
+            if games_hosted_since(guest, hour_ago) >= settings.YACHT_GAMES_PER_HOUR
+            # A fresh session per request escapes the count above: the
+            # address, and the whole site, are counted too.
+            else limits.game_creation_refused(address=request.META.get("REMOTE_ADDR", ""))
+        )
+        if refused:
+            form.add_error(None, error_message(refused))
             return render(request, "games/home.html", {"form": form}, status=429)
         try:
             game = services.game_create(

@@ -188,7 +188,11 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = STATIC_ROOT is None
 
 SESSION_ENGINE = "yachtsite.sessions"
-SESSION_COOKIE_AGE = 60 * 60 * 24 * 365
+# A guest's session (their seats) lasts this long after they last took a
+# seat; `manage.py clean_stale` deletes expired ones.
+SESSION_COOKIE_AGE = 60 * 60 * 24 * env.int("YACHT_SESSION_DAYS", default=90)
+# Lobbies nobody started are deleted by `manage.py clean_stale` after this.
+YACHT_LOBBY_MAX_HOURS = env.float("YACHT_LOBBY_MAX_HOURS", default=24)
 SESSION_SAVE_EVERY_REQUEST = False
 SESSION_COOKIE_SAMESITE = "Lax"
 
