@@ -160,6 +160,10 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_TRY_AGAIN_LATER)
 
     async def _open(self) -> None:
+        if not await limits.connect_allowed(address=self.address):
+            await self.send_error("too_many_sockets", resync=False)
+            await self.close(code=limits.CLOSE_TOO_MANY_SOCKETS)
+            return
         # The session loads from its store lazily: read it off the event loop.
         self.guest = await database_sync_to_async(guest_id_of)(self.scope.get("session"))
         self.claim = limits.sockets.claim(address=self.address, guest=self.guest, token=self.token)
@@ -209,6 +213,9 @@ class GameConsumer(AsyncWebsocketConsumer):
         return wanted if wanted in codes else settings.LANGUAGE_CODE
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not hasattr(self, "group"):
+            # Refused on connect and closing: what it sends is not read.
+            return
         if not self.bucket.take() or not await limits.message_allowed(
             address=self.address, guest=self.guest
         ):

@@ -180,6 +180,19 @@ async def message_allowed(*, address: str, guest: str) -> bool:
     return await _ahit("msg-addr", address, MESSAGE_WINDOW) <= settings.YACHT_MESSAGES_PER_ADDRESS
 
 
+async def connect_allowed(*, address: str) -> bool:
+    """Count one new socket from this address; False past its rate.
+
+    The caps above bound how many sockets are open at once, not how fast
+    they come: closing and reopening one costs the server a session load,
+    a game lookup and a table each time.
+    """
+    if not address:
+        return True
+    count = await _ahit("connect-addr", address, MESSAGE_WINDOW)
+    return count <= settings.YACHT_CONNECTS_PER_ADDRESS
+
+
 CREATE_WINDOW = 3600
 
 

@@ -229,6 +229,9 @@ YACHT_GAMES_PER_HOUR_SITE = env.int("YACHT_GAMES_PER_HOUR_SITE", default=3000)
 YACHT_SOCKETS_PER_ADDRESS = env.int("YACHT_SOCKETS_PER_ADDRESS", default=40)
 YACHT_SOCKETS_PER_SESSION = env.int("YACHT_SOCKETS_PER_SESSION", default=8)
 YACHT_SOCKETS_PER_GAME = env.int("YACHT_SOCKETS_PER_GAME", default=100)
+# New sockets per client address over 10 seconds (a reconnecting browser
+# backs off to far fewer): past it, too_many_sockets and 4029 too.
+YACHT_CONNECTS_PER_ADDRESS = env.int("YACHT_CONNECTS_PER_ADDRESS", default=30)
 # Socket messages per guest session and per client address over 10 seconds,
 # across all their sockets and server processes (each socket also keeps to
 # a burst of 30, then 5 a second, of its own).

@@ -115,6 +115,32 @@ async def test_sockets_past_the_cap_per_game_are_refused_and_other_games_are_not
     assert first["type"] == "table"
 
 
+async def test_sockets_opened_too_fast_from_one_address_are_refused_with_4029(
+    sockets, settings, still_window
+):
+    settings.YACHT_CONNECTS_PER_ADDRESS = 5
+    game = await started()
+    refusals = []
+    for _ in range(7):
+        ws, first = await sockets.open(game.token, address="10.8.0.1")
+        refusals.append(await refused(ws, first))
+        await ws.disconnect()
+    assert refusals == [False] * 5 + [True] * 2
+    _, first = await sockets.open(game.token, address="10.8.0.2")
+    assert first["type"] == "table"
+
+
+async def test_what_a_refused_socket_sends_before_it_closes_is_not_answered(sockets, settings):
+    settings.YACHT_SOCKETS_PER_ADDRESS = 1
+    game = await started()
+    await sockets.open(game.token, address="10.9.0.1")
+    ws, first = await sockets.open(game.token, address="10.9.0.1")
+    assert first["code"] == "too_many_sockets"
+    await ws.send_to(text_data='{"action": "sync"}')
+    assert (await ws.receive_output(timeout=3))["type"] == "websocket.close"
+    assert await ws.receive_nothing(timeout=0.3)
+
+
 async def flood(ws: WebsocketCommunicator, messages: int) -> tuple[int, int | None]:
     """Send ``messages`` at once; the tables answered, and the close code if closed."""
     for _ in range(messages):
