@@ -59,6 +59,7 @@ def test_hostile_messages_from_every_kind_of_sender_never_break_a_rule_or_a_row(
     print(
         f"\nhostile sockets: {stats.tried} messages tried, {stats.rejected} rejected, "
         f"{stats.accepted} accepted, {stats.floods} floods cut off, "
+        f"{stats.reconnect_floods} reconnect floods cut off, "
         f"{stats.tried / elapsed:.0f} messages/s; codes {sorted(stats.codes.items())}"
     )
     report = os.environ.get("YACHT_HOSTILE_REPORT")
@@ -72,3 +73,4 @@ def test_hostile_messages_from_every_kind_of_sender_never_break_a_rule_or_a_row(
     for code in EXERCISED:
         assert stats.codes.get(code), f"no message was refused with {code}"
     assert stats.accepted > MESSAGES // 20
+    assert stats.reconnect_floods, "no reconnect flood was tried"
