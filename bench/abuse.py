@@ -52,9 +52,9 @@ ROOT = Path(__file__).resolve().parent.parent
 VICTIM_ADDRESSES = ("192.0.2.10", "192.0.2.11")
 ATTACKER = "198.51.100.66"
 MOVE_EVERY = 0.1
-# Just under the default shared limits of one address: 160 messages and 30
+# Just under the default shared limits of one address: 200 messages and 30
 # new sockets per 10 s (the mover's 5 a second count towards the first).
-SYNCS_PER_SECOND = 10.5
+SYNCS_PER_SECOND = 14.5
 RECONNECTS_PER_SECOND = 1.0
 # Spectators open one after another, leaving the churners their share of
 # the connect rate; the victim is measured once they are all open.

@@ -233,10 +233,11 @@ YACHT_SOCKETS_PER_GAME = env.int("YACHT_SOCKETS_PER_GAME", default=100)
 # backs off to far fewer): past it, too_many_sockets and 4029 too.
 YACHT_CONNECTS_PER_ADDRESS = env.int("YACHT_CONNECTS_PER_ADDRESS", default=30)
 # Socket messages per guest session and per client address over 10 seconds,
-# across all their sockets and server processes (each socket also keeps to
-# a burst of 30, then 5 a second, of its own).
-YACHT_MESSAGES_PER_SESSION = env.int("YACHT_MESSAGES_PER_SESSION", default=80)
-YACHT_MESSAGES_PER_ADDRESS = env.int("YACHT_MESSAGES_PER_ADDRESS", default=160)
+# across all their sockets and server processes. Each socket also keeps to
+# a burst of 30, then 5 a second, of its own: one socket that keeps to that
+# sends at most 80 in 10 seconds, within the session's share.
+YACHT_MESSAGES_PER_SESSION = env.int("YACHT_MESSAGES_PER_SESSION", default=100)
+YACHT_MESSAGES_PER_ADDRESS = env.int("YACHT_MESSAGES_PER_ADDRESS", default=200)
 # Addresses (or networks) of the proxies in front of daphne, whose
 # X-Forwarded-For names the client: nobody else's is believed.
 YACHT_TRUSTED_PROXIES = env.list("YACHT_TRUSTED_PROXIES", default=[])
