@@ -28,7 +28,11 @@ ENV DJANGO_STATIC_ROOT=/app/staticfiles \
     YACHT_STATICFILES_STORAGE=whitenoise.storage.CompressedManifestStaticFilesStorage
 
 COPY . .
-RUN pip install --no-deps . \
+# Without DEBUG the settings refuse to load with no secret key. These build
+# steps sign nothing, so a throwaway key serves them; the real one comes from
+# the environment at run time.
+RUN export DJANGO_SECRET_KEY=image-build-only-signs-nothing \
+    && pip install --no-deps . \
     && python manage.py compilemessages -v 0 \
     && python manage.py collectstatic --no-input -v 0 \
     # The strategy tables of the perfect bot, the hints and the review are
@@ -39,4 +43,6 @@ RUN useradd --system --uid 10001 yacht
 USER yacht
 
 EXPOSE 8000
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", "yachtsite.asgi:application"]
+# No --proxy-headers: daphne would believe any client's X-Forwarded-For. The
+# app reads it only from the proxies in YACHT_TRUSTED_PROXIES.
+CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "yachtsite.asgi:application"]

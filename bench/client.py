@@ -21,6 +21,22 @@ from urllib.request import HTTPCookieProcessor, Request, build_opener
 
 from websockets.asyncio.client import ClientConnection, connect
 
+# Every scripted player of a load test comes from 127.0.0.1, so the limits per
+# client address and site-wide would stop them long before the load they are
+# meant to make; the servers they load run with these raised.
+LOAD_TEST_LIMITS = {
+    name: "1000000"
+    for name in (
+        "YACHT_GAMES_PER_HOUR",
+        "YACHT_GAMES_PER_HOUR_PER_ADDRESS",
+        "YACHT_GAMES_PER_HOUR_SITE",
+        "YACHT_SOCKETS_PER_ADDRESS",
+        "YACHT_CONNECTS_PER_ADDRESS",
+        "YACHT_MESSAGES_PER_ADDRESS",
+        "YACHT_MESSAGES_PER_SESSION",
+    )
+}
+
 CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 GAME_PATH = re.compile(r"/g/([\w-]+)/$")
 

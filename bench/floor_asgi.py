@@ -5,10 +5,13 @@ layer) but its own routing: the product's routes stay untouched.
 """
 
 import os
+import secrets
 
 import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "yachtsite.settings")
+# Without DEBUG the settings refuse a missing secret key: any will do here.
+os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
 django.setup()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -31,6 +32,7 @@ def main() -> int:
         env = {
             **os.environ,
             "YACHT_HOSTILE_MESSAGES": str(args.messages),
+            "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or secrets.token_urlsafe(50),
             "YACHT_HOSTILE_REPORT": str(report),
         }
         test = "tests/security/test_hostile_sockets.py"

@@ -34,6 +34,7 @@ import io
 import json
 import os
 import pstats
+import secrets
 import subprocess
 import sys
 import time
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     # Only for annotations: Django is set up before the games modules load.
     from games.selectors import Snapshot
 
-from bench.client import GameLog, Guest, play_seat
+from bench.client import LOAD_TEST_LIMITS, GameLog, Guest, play_seat
 from scripts.run_cluster import ROOT, Cluster
 
 PROFILES: dict[str, dict[str, str]] = {
@@ -280,7 +281,7 @@ def measure(
         application="yachtsite.asgi:application"
         if server == "yacht"
         else "bench.floor_asgi:application",
-        env={"FLOOR_MESSAGE_CHARS": str(round(push_chars))},
+        env={"FLOOR_MESSAGE_CHARS": str(round(push_chars)), **LOAD_TEST_LIMITS},
         name=f"bench-{profile.replace('+', '-')}",
     ).start()
     try:
@@ -352,6 +353,7 @@ def idle_rss(profile: str, count: int) -> dict[str, float]:
         processes=1,
         database_url=env["DATABASE_URL"],
         redis_url=env["REDIS_URL"],
+        env=LOAD_TEST_LIMITS,
         name=f"bench-idle-{profile.replace('+', '-')}",
     ).start()
     opened: list[Any] = []
@@ -414,6 +416,8 @@ def profile_updates(updates: int) -> str:
     import django
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "yachtsite.settings")
+    # Without DEBUG the settings refuse a missing secret key: any will do here.
+    os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
     django.setup()
     from games import services
     from games.live import live

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import secrets
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -77,6 +78,8 @@ def main(argv: list[str] | None = None) -> None:
     import django
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "yachtsite.settings")
+    # Without DEBUG the settings refuse a missing secret key: any will do here.
+    os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
     django.setup()
     from django.template import engines
     from django.utils import translation

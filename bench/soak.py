@@ -39,7 +39,7 @@ from typing import Any
 from urllib.error import HTTPError
 from urllib.request import urlopen
 
-from bench.client import Guest
+from bench.client import LOAD_TEST_LIMITS, Guest
 from scripts.run_cluster import ROOT, Cluster
 
 PROFILES: dict[str, dict[str, str]] = {
@@ -299,11 +299,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         database_url=profile["DATABASE_URL"],
         redis_url=profile["REDIS_URL"],
         name=f"soak-{args.profile}-{args.processes}",
-        env={
-            "YACHT_GAMES_PER_HOUR": "1000000",
-            "YACHT_CREATE_PER_ADDRESS_PER_HOUR": "1000000",
-            "YACHT_CREATE_SITE_PER_MINUTE": "1000000",
-        },
+        env=LOAD_TEST_LIMITS,
     )
     if args.profile == "postgres+redis":
         ensure_postgres_database(profile["DATABASE_URL"])

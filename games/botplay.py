@@ -7,6 +7,12 @@ like every database call of a socket). The step names the version it was
 scheduled for, so a step that lost a race, or that two processes both
 scheduled, changes nothing. A process that restarts picks a waiting bot up
 again as soon as any socket of that game connects.
+
+A game of bots alone plays only while someone watches it: each process
+with a socket of the game schedules its steps (from the pushes it
+receives), and a step finds no socket of the game in its process is not
+taken. The game waits at that version, and the next socket to connect
+starts it again.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import DatabaseError
 
+from games import limits
 from games.live import live
 from games.rules import GameError
 from games.selectors import Snapshot
@@ -39,11 +46,21 @@ def schedule(snap: Snapshot) -> None:
     the game to connect schedules the step.
     """
     if bot_to_move(snap):
-        live.call_soon(_start, snap["token"], snap["version"])
+        bots_only = not any(seat.get("person") for seat in snap["seats"])
+        live.call_soon(_start, snap["token"], snap["version"], bots_only)
 
 
-def _start(token: str, version: int) -> None:
-    live.spawn(_step(token, version), what="bot_step")
+# Steps this process has waiting, so that every socket of a game relaying
+# the same push schedules one step, not one each.
+_pending: set[tuple[str, int]] = set()
+
+
+def _start(token: str, version: int, bots_only: bool) -> None:
+    if (token, version) in _pending:
+        return
+    _pending.add((token, version))
+    task = live.spawn(_step(token, version, bots_only), what="bot_step")
+    task.add_done_callback(lambda _: _pending.discard((token, version)))
 
 
 def pause() -> float:
@@ -51,10 +68,13 @@ def pause() -> float:
     return random.uniform(low, high)
 
 
-async def _step(token: str, version: int) -> None:
+async def _step(token: str, version: int, bots_only: bool) -> None:
     from games import services
 
     await asyncio.sleep(pause())
+    if bots_only and not limits.sockets.watching(token):
+        # Nobody here is watching: the game waits for the next socket.
+        return
     try:
         await database_sync_to_async(services.game_bot_step)(token=token, version=version)
     except GameError:

@@ -23,15 +23,16 @@ from django.db import DatabaseError
 from django.utils import translation
 from redis.exceptions import RedisError
 
-from games import botplay
+from games import botplay, limits, viewcache
 from games.actions import BadMessage, Declaration, parse
 from games.broadcast import group_name
 from games.guests import guest_id_of
 from games.live import live
 from games.messages import error_message
-from games.rendering import hint_message, table_message
+from games.rendering import hint_message
 from games.rules import GameError
 from games.selectors import Snapshot, game_by_token, game_viewed_by, seat_order
+from yachtsite.clientaddr import scope_address
 
 log = logging.getLogger(__name__)
 
@@ -73,10 +74,13 @@ class GameConsumer(AsyncWebsocketConsumer):
     language: str
     seat: int | None
     shown_version: int
+    address: str
+    claim: limits.SocketClaim | None = None
 
     async def connect(self) -> None:
         self.token = self.scope["url_route"]["kwargs"]["token"]
         self.language = self._language()
+        self.address = scope_address(self.scope)
         self.bucket = TokenBucket(RATE_BURST, RATE_PER_SECOND)
         self.shown_version = 0
         # Accept before touching the database: a database that is slow to
@@ -92,8 +96,17 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_TRY_AGAIN_LATER)
 
     async def _open(self) -> None:
+        if not await limits.connect_allowed(address=self.address):
+            await self.send_error("too_many_sockets", resync=False)
+            await self.close(code=limits.CLOSE_TOO_MANY_SOCKETS)
+            return
         # The session loads from its store lazily: read it off the event loop.
         self.guest = await database_sync_to_async(guest_id_of)(self.scope.get("session"))
+        self.claim = limits.sockets.claim(address=self.address, guest=self.guest, token=self.token)
+        if self.claim is None:
+            await self.send_error("too_many_sockets", resync=False)
+            await self.close(code=limits.CLOSE_TOO_MANY_SOCKETS)
+            return
         found = await database_sync_to_async(game_by_token)(self.token)
         if found is None:
             await self.close(code=CLOSE_NO_SUCH_GAME)
@@ -123,6 +136,8 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         live.untrack(self)
+        if self.claim is not None:
+            limits.sockets.release(self.claim)
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
@@ -133,7 +148,12 @@ class GameConsumer(AsyncWebsocketConsumer):
         return wanted if wanted in codes else settings.LANGUAGE_CODE
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not self.bucket.take():
+        if not hasattr(self, "group"):
+            # Refused on connect and closing: what it sends is not read.
+            return
+        if not self.bucket.take() or not await limits.message_allowed(
+            address=self.address, guest=self.guest
+        ):
             await self.send_error("rate_limited")
             await self.close(code=CLOSE_POLICY_VIOLATION, reason="rate limit")
             return
@@ -211,11 +231,17 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def game_snapshot(self, event: dict[str, Any]) -> None:
         snap: Snapshot = event["snapshot"]
-        if snap["status"] == "lobby" or (snap["last"] and snap["last"]["kind"] == "start"):
-            # Seats are taken in the lobby and closed at the start: look ours
-            # up again, then show exactly the version pushed (a fresh read of
-            # the whole game could already be a later one, and this socket
-            # would never have been shown the version in between).
+        # Every process watching a game of bots steps it (once per process):
+        # the one that committed the last step may have nobody watching.
+        botplay.schedule(snap)
+        # Seats are taken in the lobby and closed at the start: look ours up
+        # again, then show exactly the version pushed (a fresh read of the
+        # whole game could already be a later one, and this socket would never
+        # have been shown the version in between). A socket without a session
+        # can never hold a seat and needs no lookup.
+        if self.guest and (
+            snap["status"] == "lobby" or (snap["last"] and snap["last"]["kind"] == "start")
+        ):
             try:
                 self.seat = await database_sync_to_async(seat_order)(self.token, self.guest)
             except DatabaseError:
@@ -230,4 +256,4 @@ class GameConsumer(AsyncWebsocketConsumer):
         ):
             return
         self.shown_version = snap["version"]
-        await self.send(text_data=json.dumps(table_message(snap, self.seat, self.language)))
+        await self.send(text_data=viewcache.table_text(snap, self.seat, self.language))

@@ -6,6 +6,8 @@ import secrets
 from collections.abc import MutableMapping
 from typing import Any
 
+from django.http import HttpRequest
+
 GUEST_KEY = "yacht_guest"
 
 
@@ -18,3 +20,13 @@ def ensure_guest_id(session: MutableMapping[str, Any]) -> str:
 
 def guest_id_of(session: MutableMapping[str, Any] | None) -> str:
     return (session or {}).get(GUEST_KEY, "") or ""
+
+
+def took_a_seat(request: HttpRequest) -> None:
+    """A new session key once the session holds a seat.
+
+    A key known before (planted in the browser by someone else, or seen on a
+    shared machine) must not come to own the seat: the guest id moves over
+    to the new key and the old one stops working.
+    """
+    request.session.cycle_key()

@@ -29,7 +29,16 @@ MESSAGES = {
     "game_full": _("Every seat at this game is taken."),
     "bad_name": _("Please give a name of 1 to 24 characters."),
     "bad_name_characters": _("Names cannot contain control or text-direction characters."),
+    "bad_name_invisible": _(
+        "A name needs visible letters and cannot contain invisible characters."
+    ),
+    "bad_name_marks": _("That name stacks too many accents on one letter."),
+    "name_taken": _(
+        "Someone at this table already has that name, or one that looks the same: "
+        "please choose another."
+    ),
     "too_many_games": _("You have created many games in the last hour: please wait a while."),
+    "site_busy": _("Very many games are being created just now: please try again in a while."),
     "bad_seat_count": _("A game has 1 to 6 seats."),
     "unknown_ruleset": _("There is no such rule set."),
     # bots and the advisor
@@ -42,6 +51,9 @@ MESSAGES = {
     "bad_message": _("That message was not understood."),
     "too_large": _("That message was too large."),
     "rate_limited": _("Too many messages: slow down."),
+    "too_many_sockets": _(
+        "Too many open connections from your browser or network: close some tabs and try again."
+    ),
     "unavailable": _("The server could not save that just now: please try again."),
 }
 

@@ -1,7 +1,8 @@
 from django.urls import path
 
+import games.converters  # noqa: F401  (registers the <token:...> converter)
 from games.consumers import GameConsumer
 
 websocket_urlpatterns = [
-    path("ws/g/<str:token>/", GameConsumer.as_asgi()),
+    path("ws/g/<token:token>/", GameConsumer.as_asgi()),
 ]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import random
 import secrets
-import unicodedata
 from collections.abc import Collection, Sequence
 
 from django.db import transaction
@@ -19,7 +18,8 @@ from django.utils import timezone
 
 from games import rules
 from games.live import live
-from games.models import BOT_LEVELS, MAX_SEATS, NAME_MAX_LENGTH, Game, Move, Player, ScoreEntry
+from games.models import BOT_LEVELS, MAX_SEATS, Game, Move, Player, ScoreEntry
+from games.names import bot_name, clean_name, require_distinct
 from games.rules import GameError, fairness
 from games.selectors import (
     Last,
@@ -33,24 +33,6 @@ from games.selectors import (
 
 # Only for games created before dice were derived from a seed (blank seed).
 _unseeded_dice = secrets.SystemRandom()
-
-
-# Marks that reorder or hide text: in a name they could make the scoreboard
-# lie about who is who.
-_BIDI_CONTROLS = frozenset(
-    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
-
-
-def clean_name(name: str) -> str:
-    cleaned = " ".join(str(name).split())
-    if not cleaned or len(cleaned) > NAME_MAX_LENGTH:
-        raise GameError("bad_name")
-    if any(
-        c in _BIDI_CONTROLS or unicodedata.category(c) in ("Cc", "Cs", "Co", "Cn") for c in cleaned
-    ):
-        raise GameError("bad_name_characters")
-    return cleaned
 
 
 def _locked(token: str) -> Game:
@@ -130,10 +112,13 @@ def game_create(
             Move.objects.create(game=game, player=host, version=1, kind=Move.Kind.JOIN)
             players.append(host)
         if bot_level:
-            players += [
-                Player.objects.create(game=game, order=order, name=_bot_name(order), bot=bot_level)
-                for order in range(len(players), seat_count)
-            ]
+            for order in range(len(players), seat_count):
+                taken = [p.name for p in players]
+                players.append(
+                    Player.objects.create(
+                        game=game, order=order, name=bot_name(order, taken), bot=bot_level
+                    )
+                )
         if watch:
             game.status = Game.Status.PLAYING
             game.started_at = timezone.now()
@@ -149,11 +134,6 @@ def game_create(
 
 
 _BOT_LEVELS = {key for key, _label in BOT_LEVELS}
-_BOT_NAMES = ("Ada", "Blaise", "Carl", "Dora", "Emmy", "Fermat")
-
-
-def _bot_name(order: int) -> str:
-    return _BOT_NAMES[order % len(_BOT_NAMES)]
 
 
 def game_add_bot(*, token: str, guest_id: str, level: str) -> Player:
@@ -164,9 +144,8 @@ def game_add_bot(*, token: str, guest_id: str, level: str) -> Player:
         game = _locked(token)
         players = game_players(game)
         _check(game, players, guest_id, "add_bot")
-        bot = Player.objects.create(
-            game=game, order=len(players), name=_bot_name(len(players)), bot=level
-        )
+        name = bot_name(len(players), [p.name for p in players])
+        bot = Player.objects.create(game=game, order=len(players), name=name, bot=level)
         _commit(game, [*players, bot], None, fields=[], last=last_action("join", bot.order))
     return bot
 
@@ -231,6 +210,7 @@ def game_join(*, token: str, guest_id: str, name: str) -> Player:
             raise GameError("already_started")
         if len(players) >= game.seat_count:
             raise GameError("game_full")
+        require_distinct(name, [p.name for p in players])
         player = Player.objects.create(game=game, order=len(players), name=name, guest_id=guest_id)
         Move.objects.create(game=game, player=player, version=game.version + 1, kind=Move.Kind.JOIN)
         _commit(game, [*players, player], None, fields=[], last=last_action("join", player.order))

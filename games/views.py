@@ -17,9 +17,9 @@ from django.utils.translation import get_language, get_language_from_path
 from django.views import i18n
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import rules_pages, services
+from games import limits, rules_pages, services
 from games.forms import JoinForm, NewGameForm
-from games.guests import ensure_guest_id
+from games.guests import ensure_guest_id, guest_id_of, took_a_seat
 from games.labels import RULESET_NAMES
 from games.live import live
 from games.messages import error_message
@@ -51,8 +51,15 @@ def home(request: HttpRequest) -> HttpResponse:
         # A brake on scripts filling the database from one session; the
         # service itself stays unlimited for the admin, tests and benchmarks.
         hour_ago = timezone.now() - timedelta(hours=1)
-        if games_hosted_since(guest, hour_ago) >= settings.YACHT_GAMES_PER_HOUR:
-            form.add_error(None, error_message("too_many_games"))
+        refused = (
+            "too_many_games"
+            if games_hosted_since(guest, hour_ago) >= settings.YACHT_GAMES_PER_HOUR
+            # A fresh session per request escapes the count above: the
+            # address, and the whole site, are counted too.
+            else limits.game_creation_refused(address=request.META.get("REMOTE_ADDR", ""))
+        )
+        if refused:
+            form.add_error(None, error_message(refused))
             return render(request, "games/home.html", {"form": form}, status=429)
         try:
             game = services.game_create(
@@ -67,6 +74,7 @@ def home(request: HttpRequest) -> HttpResponse:
         except GameError as error:
             form.add_error(None, error_message(error.code))
         else:
+            took_a_seat(request)
             return redirect("game", token=game.token)
     return render(request, "games/home.html", {"form": form})
 
@@ -81,8 +89,8 @@ def _game_or_404(token: str) -> Game:
 @require_GET
 def game(request: HttpRequest, token: str) -> HttpResponse:
     game = _game_or_404(token)
-    guest = ensure_guest_id(request.session)
-    seat = seat_of(game, guest)
+    # Only read: a visitor who just looks gets no session row of their own.
+    seat = seat_of(game, guest_id_of(request.session))
     snap = game_snapshot(game)
     me = seat.order if seat else None
     can_join = (
@@ -129,6 +137,8 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
             )
         except GameError as error:
             messages.error(request, error_message(error.code))
+        else:
+            took_a_seat(request)
     else:
         messages.error(request, error_message("bad_name"))
     return redirect("game", token=game.token)

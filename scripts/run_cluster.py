@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -103,7 +104,12 @@ class Cluster:
             "REDIS_URL": redis_url,
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
             "DJANGO_DEBUG": "0",
+            # Servers run without DEBUG, which refuses a missing secret key: a
+            # throwaway one, unless the caller's environment names one.
+            "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or secrets.token_urlsafe(50),
             "PYTHONUNBUFFERED": "1",
+            # nginx on loopback names the client in X-Forwarded-For: believe it.
+            **({"YACHT_TRUSTED_PROXIES": "127.0.0.1"} if proxy_port is not None else {}),
             **(env or {}),
         }
         self.daphnes: list[subprocess.Popen[bytes]] = []

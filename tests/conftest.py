@@ -1,8 +1,10 @@
 import os
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 
 LOCALE = Path(__file__).resolve().parent.parent / "locale"
 
@@ -48,3 +50,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # Browser tests last: they are the slowest, and a failure in a fast layer
     # should be reported before them.
     items.sort(key=lambda item: "tests/browser/" in str(item.path))
+
+
+@pytest.fixture(autouse=True)
+def fresh_limits() -> Iterator[None]:
+    """Every test starts with no messages, games or sockets counted against anyone."""
+    from django.conf import settings
+
+    from games import limits
+
+    def clear() -> None:
+        limits._local.counts.clear()
+        limits.sockets.open.clear()
+        if settings.REDIS_URL:
+            client = redis.Redis.from_url(settings.REDIS_URL)
+            keys = list(client.scan_iter("yacht:limit:*"))
+            if keys:
+                client.delete(*keys)
+            client.close()
+
+    clear()
+    yield
+    clear()

@@ -4,6 +4,7 @@ the test database (and Redis, when the suite runs with REDIS_URL)."""
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -43,6 +44,9 @@ class DaphneProcess:
             "DATABASE_URL": test_database_url(),
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
             "DJANGO_DEBUG": "0",
+            # Servers run without DEBUG, which refuses a missing secret key: a
+            # throwaway one, unless the caller's environment names one.
+            "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or secrets.token_urlsafe(50),
             "PYTHONUNBUFFERED": "1",
             # Bots pause for people to follow them; tests need no such pause.
             "YACHT_BOT_PAUSE_MIN": "0.02",

@@ -9,16 +9,19 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "yachtsite.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
+from django.urls import re_path  # noqa: E402
 
 from games.routing import websocket_urlpatterns  # noqa: E402
+from yachtsite.edges import NoSuchSocket, SameOriginValidator  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
+        "websocket": SameOriginValidator(
+            SessionMiddlewareStack(
+                URLRouter([*websocket_urlpatterns, re_path(r"", NoSuchSocket.as_asgi())])
+            )
         ),
     }
 )

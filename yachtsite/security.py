@@ -1,18 +1,16 @@
 """Browser-facing defences that Django 5.2 does not ship: the game socket's
 origin in the Content Security Policy (django-csp sends the rest, from
-settings), and throttled admin logins."""
+settings), and the page a throttled admin sign-in sees (django-axes does the
+counting, in the database)."""
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from csp.middleware import CSPMiddleware, PolicyParts
 from django.conf import settings
-from django.contrib.admin.forms import AdminAuthenticationForm
-from django.core.cache import cache
-from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import render
 from django.utils.translation import ngettext
 
 
@@ -33,53 +31,22 @@ class ContentSecurityPolicyMiddleware(CSPMiddleware):
         return parts
 
 
-class ThrottledAdminLoginForm(AdminAuthenticationForm):
-    """The admin login form, refusing a client that keeps guessing one account.
-
-    Failures are counted per client address and username in Django's cache
-    (shared through Redis when the site runs several processes); past the
-    limit, even the right password is refused until the window has passed.
-    """
-
-    def throttled_message(self, minutes: int) -> str:
-        return ngettext(
-            "Too many failed sign-ins for this account from your address. "
-            "Please try again in %(minutes)s minute.",
-            "Too many failed sign-ins for this account from your address. "
-            "Please try again in %(minutes)s minutes.",
-            minutes,
-        )
-
-    def clean(self) -> dict[str, Any]:
-        key = self._throttle_key()
-        limit = settings.YACHT_ADMIN_LOGIN_ATTEMPTS
-        window = settings.YACHT_ADMIN_LOGIN_WINDOW
-        if key and cache.get(key, 0) >= limit:
-            raise ValidationError(
-                self.throttled_message(window // 60),
-                code="throttled",
-                params={"minutes": window // 60},
-            )
-        try:
-            cleaned = super().clean()
-        except ValidationError:
-            if key:
-                # add() starts the window at the first failure; later ones only count.
-                cache.add(key, 0, timeout=window)
-                try:
-                    cache.incr(key)
-                except ValueError:
-                    cache.set(key, 1, timeout=window)
-            raise
-        if key:
-            cache.delete(key)
-        return cleaned
-
-    def _throttle_key(self) -> str | None:
-        username = self.cleaned_data.get("username")
-        if not username or self.request is None:
-            return None
-        address = self.request.META.get("REMOTE_ADDR", "")
-        # Usernames are free text: hash them into a key any cache accepts.
-        digest = hashlib.sha256(f"{address}\n{username}".encode()).hexdigest()
-        return f"admin-login-failures:{digest}"
+def admin_sign_in_throttled(
+    request: HttpRequest, response: HttpResponse | None, credentials: dict[str, Any] | None
+) -> HttpResponse:
+    """What django-axes shows a client that keeps failing to sign in as one
+    account: when to try again, in the page's language."""
+    minutes = max(1, int(settings.AXES_COOLOFF_TIME.total_seconds() // 60))
+    message = ngettext(
+        "Too many failed sign-ins for this account from your address. "
+        "Please try again in %(minutes)s minute.",
+        "Too many failed sign-ins for this account from your address. "
+        "Please try again in %(minutes)s minutes.",
+        minutes,
+    ) % {"minutes": minutes}
+    return render(
+        request,
+        "admin_sign_in_throttled.html",
+        {"message": message},
+        status=getattr(settings, "AXES_HTTP_RESPONSE_CODE", 429),
+    )

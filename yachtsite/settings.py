@@ -4,10 +4,12 @@ Out of the box: SQLite and the in-memory channel layer, one process.
 In production: ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` (channels-redis).
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
 from csp.constants import NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -15,7 +17,15 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 env = environ.Env()
 
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
-SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="insecure-local-only-key-change-me-in-production")
+# A key anyone can read signs sessions and CSRF tokens for anyone: without
+# DEBUG the site refuses to start on it, or on the example file's placeholder.
+LOCAL_ONLY_SECRET_KEY = "insecure-local-only-key-change-me-in-production"
+PLACEHOLDER_SECRET_KEYS = {LOCAL_ONLY_SECRET_KEY, "change-me-to-50-random-characters", ""}
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default=LOCAL_ONLY_SECRET_KEY if DEBUG else "")
+if not DEBUG and SECRET_KEY in PLACEHOLDER_SECRET_KEYS:
+    raise ImproperlyConfigured(
+        "Set DJANGO_SECRET_KEY to a long random secret (or DJANGO_DEBUG=1 for local work)."
+    )
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
@@ -29,11 +39,14 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
+    "axes",
     "games",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "yachtsite.edges.RefuseNulMiddleware",
+    "yachtsite.clientaddr.ClientAddressMiddleware",
     "yachtsite.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -43,6 +56,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a throttled sign-in into its page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "yachtsite.urls"
@@ -172,7 +187,12 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = STATIC_ROOT is None
 
-SESSION_COOKIE_AGE = 60 * 60 * 24 * 365
+SESSION_ENGINE = "yachtsite.sessions"
+# A guest's session (their seats) lasts this long after they last took a
+# seat; `manage.py clean_stale` deletes expired ones.
+SESSION_COOKIE_AGE = 60 * 60 * 24 * env.int("YACHT_SESSION_DAYS", default=90)
+# Lobbies nobody started are deleted by `manage.py clean_stale` after this.
+YACHT_LOBBY_MAX_HOURS = env.float("YACHT_LOBBY_MAX_HOURS", default=24)
 SESSION_SAVE_EVERY_REQUEST = False
 SESSION_COOKIE_SAMESITE = "Lax"
 
@@ -215,19 +235,44 @@ CONTENT_SECURITY_POLICY = {
 }
 # Games one guest session may create per hour before the form refuses.
 YACHT_GAMES_PER_HOUR = env.int("YACHT_GAMES_PER_HOUR", default=20)
-# Failed admin sign-ins allowed per client address and username, per window.
-YACHT_ADMIN_LOGIN_ATTEMPTS = env.int("YACHT_ADMIN_LOGIN_ATTEMPTS", default=5)
-YACHT_ADMIN_LOGIN_WINDOW = 15 * 60
-if REDIS_URL:
-    # The login throttle counts in the cache: with several server processes
-    # it must be one shared count, not one per process.
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "yacht",
-        }
-    }
+# Games one client address, and the whole site, may create per hour (a fresh
+# session per request must not escape the limit above). An address may be a
+# household or a school behind one router, hence more than one session's.
+YACHT_GAMES_PER_HOUR_PER_ADDRESS = env.int("YACHT_GAMES_PER_HOUR_PER_ADDRESS", default=60)
+YACHT_GAMES_PER_HOUR_SITE = env.int("YACHT_GAMES_PER_HOUR_SITE", default=3000)
+# Open game sockets per client address, per guest session and per game, in
+# each server process: past a cap the socket is told too_many_sockets and
+# closed with 4029.
+YACHT_SOCKETS_PER_ADDRESS = env.int("YACHT_SOCKETS_PER_ADDRESS", default=40)
+YACHT_SOCKETS_PER_SESSION = env.int("YACHT_SOCKETS_PER_SESSION", default=8)
+YACHT_SOCKETS_PER_GAME = env.int("YACHT_SOCKETS_PER_GAME", default=100)
+# New sockets per client address over 10 seconds (a reconnecting browser
+# backs off to far fewer): past it, too_many_sockets and 4029 too.
+YACHT_CONNECTS_PER_ADDRESS = env.int("YACHT_CONNECTS_PER_ADDRESS", default=30)
+# Socket messages per guest session and per client address over 10 seconds,
+# across all their sockets and server processes. Each socket also keeps to
+# a burst of 30, then 5 a second, of its own: one socket that keeps to that
+# sends at most 80 in 10 seconds, within the session's share.
+YACHT_MESSAGES_PER_SESSION = env.int("YACHT_MESSAGES_PER_SESSION", default=100)
+YACHT_MESSAGES_PER_ADDRESS = env.int("YACHT_MESSAGES_PER_ADDRESS", default=200)
+# Addresses (or networks) of the proxies in front of daphne, whose
+# X-Forwarded-For names the client: nobody else's is believed.
+YACHT_TRUSTED_PROXIES = env.list("YACHT_TRUSTED_PROXIES", default=[])
+# Admin sign-in: django-axes counts failures per client address and username
+# in the database, so the count is shared by every process and holds with
+# Redis down. Past the limit that pair waits out a cool-off (a failure
+# meanwhile restarts it); nobody else, and no other address, is locked out.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("YACHT_ADMIN_LOGIN_ATTEMPTS", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("YACHT_ADMIN_LOGIN_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["ip_address", "username"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "yachtsite.clientaddr.request_address"
+AXES_LOCKOUT_CALLABLE = "yachtsite.security.admin_sign_in_throttled"
+AXES_HTTP_RESPONSE_CODE = 429
 
 # --- Bots ---
 # Seconds a bot waits before each roll or score, so people can follow it.

@@ -3,10 +3,6 @@ from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
 
 from games import views
-from yachtsite.security import ThrottledAdminLoginForm
-
-# Staff sign in through a form that stops password guessing per account and address.
-admin.site.login_form = ThrottledAdminLoginForm
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("i18n/setlang/", views.set_language, name="set_language"),

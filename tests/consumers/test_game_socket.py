@@ -189,7 +189,9 @@ async def test_a_foreign_origin_is_refused():
 
 async def test_an_unknown_game_closes_with_a_clear_code():
     communicator = WebsocketCommunicator(
-        application, "/ws/g/nope/", headers=[(b"origin", b"http://localhost")]
+        application,
+        "/ws/g/nope/",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
     )
     connected, _ = await communicator.connect()
     assert connected

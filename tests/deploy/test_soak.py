@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 from django.conf import settings
 
+from bench.client import LOAD_TEST_LIMITS
 from bench.soak import Soak, server_counts
 from scripts.run_cluster import Cluster
 from tests import live
@@ -41,7 +42,7 @@ def cluster(request: pytest.FixtureRequest, transactional_db: None) -> Iterator[
         database_url=live.test_database_url(),
         redis_url=redis_url,
         name=f"soak-test-{processes}",
-        env={"YACHT_GAMES_PER_HOUR": "100000"},
+        env=LOAD_TEST_LIMITS,
     ).start()
     yield started
     started.stop()

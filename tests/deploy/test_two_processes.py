@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
+from websockets.exceptions import ConnectionClosed
 
 from bench.client import GameLog, Guest, play_seat
+from games.consumers import CLOSE_POLICY_VIOLATION, RATE_BURST
 from scripts.run_cluster import Cluster
 from tests import live
 
@@ -116,3 +119,52 @@ def test_sockets_left_idle_longer_than_the_channel_layers_poll_still_get_the_nex
     # channels-redis waits 5 s per blocking read of a process's messages; two
     # such waits pass in silence while the players look at the lobby.
     assert asyncio.run(start_after_idling(token, ana, bo, idle=11)) == [1, 1]
+
+
+async def flood_across(urls: list[str], guest: Guest, token: str) -> tuple[int, int, float]:
+    """Socket after socket, alternating processes, each sending fewer messages
+    than its own burst allows, until one is cut off (or 40 were tried): the
+    tables answered, the sockets used and the seconds it took."""
+    answered = 0
+    started = time.monotonic()
+    for n in range(1, 41):
+        ws = await _same_cookies(guest, urls[n % 2]).open_socket(token)
+        await ws.recv()  # the table on connect
+        sent = RATE_BURST - 5
+        for _ in range(sent):
+            await ws.send('{"action": "sync"}')
+        tables = 0
+        try:
+            while tables < sent:
+                message = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                tables += message["type"] == "table"
+        except ConnectionClosed:
+            received = ws.protocol.close_rcvd
+            assert received is not None and received.code == CLOSE_POLICY_VIOLATION
+            return answered + tables, n, time.monotonic() - started
+        finally:
+            await ws.close()
+        answered += tables
+    raise AssertionError(f"40 sockets, {answered} messages answered, and none was cut off")
+
+
+def _same_cookies(guest: Guest, url: str) -> Guest:
+    """The same browser profile (cookies), talking to another process."""
+    other = Guest(url)
+    other.jar = guest.jar
+    return other
+
+
+def test_one_sessions_messages_are_counted_together_across_two_processes(
+    two_processes: Cluster,
+) -> None:
+    urls = two_processes.urls
+    ana = Guest(urls[0])
+    token = ana.create_game("Ana", seats=1)
+    answered, sockets, seconds = asyncio.run(flood_across(urls, ana, token))
+    # No socket went past its own burst: the cut came from the session's
+    # count, kept across sockets and processes. A sliding 10 s window lets
+    # through at most the limit for each window the flood spanned, plus one,
+    # and each cut socket's resync.
+    limit = settings.YACHT_MESSAGES_PER_SESSION
+    assert answered <= limit * (seconds / 10 + 2) + sockets

@@ -56,6 +56,7 @@ class Stats:
     accepted: int = 0
     hints: int = 0
     floods: int = 0
+    reconnect_floods: int = 0
     codes: dict[str, int] = field(default_factory=dict)
 
     def reject(self, code: str) -> None:
@@ -712,8 +713,12 @@ class Crowd:
         table = self.tables[draw(st.integers(0, len(self.tables) - 1))]
         # Hypothesis favours small and boundary values: ask for a middle one,
         # so that about one step in 300 is a flood.
-        if draw(st.integers(0, 299)) == 150:
+        pick = draw(st.integers(0, 299))
+        if pick == 150:
             await self.flood(table, draw)
+            return
+        if pick == 151:
+            await self.reconnect_flood(table)
             return
         if draw(st.booleans()):
             sock = self.actor(table)
@@ -832,6 +837,46 @@ class Crowd:
         for other in table.sockets:
             await self.send(table, other, '{"action": "sync"}', Outcome(TABLE))
 
+    async def reconnect_flood(self, table: Table) -> None:
+        """Socket after socket from one session, each flooding until cut off:
+        the session's count goes on across them, so reconnecting does not
+        buy a fresh allowance, and the game's other sockets play on."""
+        self.stats.reconnect_floods += 1
+        guest = f"reflood-{secrets.token_hex(6)}"
+        cookie = await sync_to_async(session_cookie)(guest)
+        limit = REAL_SHARED_LIMIT
+        answered = 0
+        cut_early = False
+        with real_shared_limit():
+            for _ in range(2 * limit // REAL_RATE_LIMIT[0] + 3):
+                flooder = Sock("reflood", guest, None, "en", cookie)
+                await self.connect(table, flooder)
+                assert flooder.ws is not None
+                for sent in range(1, REAL_RATE_LIMIT[0] + 1):  # noqa: B007
+                    await flooder.ws.send_to(text_data="{")
+                    self.stats.tried += 1
+                    answer = await self.receive(flooder)
+                    if answer["code"] == "rate_limited":
+                        self.stats.reject("rate_limited")
+                        self.check_error(answer, "rate_limited", flooder)
+                        self.check_table(await self.receive(flooder), table, flooder)
+                        closing = await flooder.ws.receive_output(timeout=ANSWER_TIMEOUT)
+                        assert closing["code"] == consumers.CLOSE_POLICY_VIOLATION, closing
+                        break
+                    self.stats.reject("bad_json")
+                    self.check_error(answer, "bad_json", flooder)
+                    answered += 1
+                await flooder.ws.disconnect()
+                if sent < REAL_RATE_LIMIT[0]:
+                    # Cut off within what one socket alone could have sent.
+                    cut_early = True
+                    break
+        assert cut_early, "reconnecting reset the session's message count"
+        # A sliding estimate over two windows: at most twice the limit.
+        assert limit <= answered <= 2 * limit, answered
+        for other in table.sockets:
+            await self.send(table, other, '{"action": "sync"}', Outcome(TABLE))
+
     async def finish(self) -> None:
         """No socket holds an answer nobody expected, and every log replays.
 
@@ -857,6 +902,19 @@ class real_rate_limit:
 
 
 REAL_RATE_LIMIT = consumers.RATE_BURST, consumers.RATE_PER_SECOND
+REAL_SHARED_LIMIT = settings.YACHT_MESSAGES_PER_SESSION
+
+
+class real_shared_limit:
+    """The production limit on one session's messages across its sockets,
+    while the rest of the crowd has none."""
+
+    def __enter__(self) -> None:
+        self.saved = settings.YACHT_MESSAGES_PER_SESSION
+        settings.YACHT_MESSAGES_PER_SESSION = REAL_SHARED_LIMIT
+
+    def __exit__(self, *exc: object) -> None:
+        settings.YACHT_MESSAGES_PER_SESSION = self.saved
 
 
 def run_crowd(draw: st.DrawFn, steps: int, stats: Stats) -> None:

@@ -56,6 +56,9 @@ def test_hostile_messages_from_every_kind_of_sender_never_break_a_rule_or_a_row(
     settings.YACHT_ABSENT_AFTER = 0
     # The advisor's tables, built on first use, go to a fresh directory.
     monkeypatch.setenv(ENV_DIRECTORY, str(tmp_path))
+    # The same for the limits counted across a client's sockets (tested on
+    # their own in test_shared_limits.py).
+    settings.YACHT_MESSAGES_PER_SESSION = 10**9
     stats = Stats()
 
     @hypothesis.settings(
@@ -74,6 +77,7 @@ def test_hostile_messages_from_every_kind_of_sender_never_break_a_rule_or_a_row(
     print(
         f"\nhostile sockets: {stats.tried} messages tried, {stats.rejected} rejected, "
         f"{stats.accepted} accepted, {stats.hints} hints, {stats.floods} floods cut off, "
+        f"{stats.reconnect_floods} reconnect floods cut off, "
         f"{stats.tried / elapsed:.0f} messages/s; codes {sorted(stats.codes.items())}; "
         f"accepted by action {sorted(stats.took.items())}"
     )
@@ -94,3 +98,4 @@ def test_hostile_messages_from_every_kind_of_sender_never_break_a_rule_or_a_row(
     for code in EXERCISED:
         assert stats.codes.get(code), f"no message was refused with {code}"
     assert stats.accepted > MESSAGES // 20
+    assert stats.reconnect_floods, "no reconnect flood was tried"

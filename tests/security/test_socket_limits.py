@@ -5,12 +5,13 @@ are text."""
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games import actions, consumers
+from games import actions, consumers, limits
 from tests import factories
 from yachtsite.asgi import application
 
@@ -54,6 +55,10 @@ async def test_a_socket_that_keeps_within_the_rate_is_never_cut_off(connect, mon
     # A fast but fair client: a burst, then messages spaced at the refill rate.
     clock = [1000.0]
     monkeypatch.setattr(consumers.time, "monotonic", lambda: clock[0])
+    # The counts shared across a client's sockets run on the same clock.
+    monkeypatch.setattr(
+        limits, "time", SimpleNamespace(time=lambda: clock[0], monotonic=lambda: clock[0])
+    )
     game = await started()
     bo = await connect(game.token, "bo")
     await bo.table()

@@ -55,7 +55,7 @@ def test_staff_filter_games_by_rule_set_and_status_and_search_by_player(staff_cl
 
 def test_the_admin_is_for_staff_only(client):
     User.objects.create_user("player", "p@example.com", "a-long-password-1")
-    client.login(username="player", password="a-long-password-1")
+    client.force_login(User.objects.get(username="player"))
     response = client.get("/en/admin/games/game/")
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
 

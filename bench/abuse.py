@@ -1,0 +1,343 @@
+"""One client doing its worst within the limits, and what another game feels.
+
+    .venv/bin/python -m bench.abuse [--seconds 20] [--database-url URL --redis-url URL]
+
+Starts one daphne (SQLite and the in-memory layer by default; PostgreSQL and
+Redis with the URLs), trusting 127.0.0.1 as its proxy so that each client
+can be given its own address in X-Forwarded-For. A victim game of two
+players plays on at a human-ish pace (a move every 100 ms, alternating
+seats); its push latency (the mover's send to the other player's receipt
+of that version) is measured first alone, then while one attacker, from
+one address, holds every socket its address may open:
+
+- one seat of its own solitaire, moving as fast as its socket may (5 a
+  second; a finished game is rematched);
+- spectators of that game, sending `sync` just within the address's shared
+  message rate (16 a second in all);
+- a few sockets that close and reopen just within the address's connect
+  rate (3 a second);
+- game creation from fresh cookie-less sessions as fast as it is answered.
+
+Staying within the limits is the worst it can do: past them its sockets
+are closed and its new ones refused, which costs the server less.
+
+It prints the victim's p50/p99/max per phase and what the attacker got
+(answers, refusals by code, close codes, games created). Bounded: loopback
+only, each phase ``--seconds`` long.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from http.cookiejar import CookieJar
+from pathlib import Path
+from typing import Any
+from urllib.error import HTTPError
+from urllib.parse import urlencode
+from urllib.request import HTTPCookieProcessor, Request, build_opener
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from bench.client import CSRF_FIELD, GAME_PATH
+from scripts.run_cluster import Cluster
+
+ROOT = Path(__file__).resolve().parent.parent
+VICTIM_ADDRESSES = ("192.0.2.10", "192.0.2.11")
+ATTACKER = "198.51.100.66"
+MOVE_EVERY = 0.1
+# Just under the default shared limits of one address: 200 messages and 30
+# new sockets per 10 s (the mover's 5 a second count towards the first).
+SYNCS_PER_SECOND = 14.5
+RECONNECTS_PER_SECOND = 1.0
+# Spectators open one after another, leaving the churners their share of
+# the connect rate; the victim is measured once they are all open.
+SPECTATOR_OPEN_EVERY = 0.5
+
+
+class Client:
+    """A browser profile with its own cookies, seen by the server at ``address``."""
+
+    def __init__(self, base: str, address: str) -> None:
+        self.base = base
+        self.address = address
+        self.jar = CookieJar()
+        self.opener = build_opener(HTTPCookieProcessor(self.jar))
+        self.opener.addheaders = [("X-Forwarded-For", address)]
+
+    def post_form(self, page: str, action: str, fields: dict[str, str]) -> str:
+        with self.opener.open(self.base + page, timeout=30) as response:
+            token = CSRF_FIELD.search(response.read().decode())
+        assert token is not None
+        request = Request(
+            self.base + action,
+            data=urlencode({"csrfmiddlewaretoken": token.group(1), **fields}).encode(),
+            headers={"Origin": self.base, "Referer": self.base + page},
+        )
+        with self.opener.open(request, timeout=30) as response:
+            return str(response.url)
+
+    def create(self, seats: int) -> str:
+        url = self.post_form(
+            "/en/", "/en/", {"name": "Host", "seats": str(seats), "ruleset": "yacht"}
+        )
+        found = GAME_PATH.search(url)
+        assert found is not None, url
+        return found.group(1)
+
+    async def socket(self, token: str, *, cookie: bool = True) -> ClientConnection:
+        headers = {"X-Forwarded-For": self.address}
+        if cookie:
+            headers["Cookie"] = "; ".join(f"{c.name}={c.value}" for c in self.jar)
+        return await connect(
+            f"ws://{self.base.removeprefix('http://')}/ws/g/{token}/?lang=en",
+            origin=self.base,  # type: ignore[arg-type]
+            additional_headers=headers,
+            max_size=2**22,
+            open_timeout=30,
+        )
+
+
+def next_move(state: dict[str, Any]) -> dict[str, Any]:
+    if state["rolls_used"] == 0:
+        return {"action": "roll", "version": state["version"], "hold": []}
+    best = max(state["preview"], key=lambda key: state["preview"][key])
+    return {"action": "score", "version": state["version"], "category": best}
+
+
+async def victim(base: str, seconds: float) -> list[float]:
+    """Play a two-seat game for ``seconds``; each push's latency in ms."""
+    host, guest = Client(base, VICTIM_ADDRESSES[0]), Client(base, VICTIM_ADDRESSES[1])
+    token = await asyncio.to_thread(host.create, 2)
+    await asyncio.to_thread(
+        guest.post_form, f"/en/g/{token}/", f"/en/g/{token}/join/", {"name": "Guest"}
+    )
+    sockets = [await host.socket(token), await guest.socket(token)]
+    latest: list[dict[str, Any]] = [{}, {}]
+    arrived: dict[tuple[int, int], float] = {}
+    changed = asyncio.Event()
+
+    async def read(seat: int) -> None:
+        async for text in sockets[seat]:
+            message = json.loads(text)
+            if message["type"] == "table":
+                arrived.setdefault((seat, message["version"]), time.perf_counter())
+                if message["version"] >= latest[seat].get("version", 0):
+                    latest[seat] = message["state"]
+                changed.set()
+
+    readers = [asyncio.create_task(read(seat)) for seat in (0, 1)]
+    await sockets[0].send(json.dumps({"action": "start", "version": 2}))
+    latencies = []
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        state = latest[0]
+        if state.get("status") == "finished" or not state:
+            await changed.wait()
+            changed.clear()
+            if latest[0].get("status") == "finished":
+                break
+            continue
+        mover = state["current_seat"]
+        if state.get("status") != "playing" or latest[mover].get("version") != state["version"]:
+            await asyncio.sleep(0.005)
+            continue
+        move = next_move(latest[mover])
+        sent = time.perf_counter()
+        await sockets[mover].send(json.dumps(move))
+        watcher = 1 - mover
+        target = (watcher, move["version"] + 1)
+        while target not in arrived or latest[mover].get("version", 0) < target[1]:
+            changed.clear()
+            await asyncio.wait_for(changed.wait(), 30)
+        latencies.append((arrived[target] - sent) * 1000)
+        await asyncio.sleep(MOVE_EVERY)
+    for ws in sockets:
+        await ws.close()
+    for reader in readers:
+        reader.cancel()
+    return latencies
+
+
+@dataclass
+class Damage:
+    answers: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    closes: Counter[int | None] = field(default_factory=Counter)
+    refused_handshakes: int = 0
+    connects: int = 0
+    created: int = 0
+    creation_refused: int = 0
+
+
+async def attacker(base: str, seconds: float, sockets_allowed: int) -> Damage:
+    damage = Damage()
+    me = Client(base, ATTACKER)
+    token = await asyncio.to_thread(me.create, 1)
+    stop = time.perf_counter() + seconds
+
+    async def drain(ws: ClientConnection, latest: dict[str, Any] | None = None) -> None:
+        try:
+            async for text in ws:
+                message = json.loads(text)
+                damage.answers += 1
+                if message["type"] == "error":
+                    damage.errors[message["code"]] += 1
+                elif latest is not None and message["type"] == "table":
+                    latest.update(message["state"])
+        except ConnectionClosed:
+            pass
+        received = ws.protocol.close_rcvd
+        damage.closes[received.code if received else None] += 1
+
+    async def mover() -> None:
+        nonlocal token
+        while time.perf_counter() < stop:
+            ws = await me.socket(token)
+            latest: dict[str, Any] = {}
+            reader = asyncio.create_task(drain(ws, latest))
+            while time.perf_counter() < stop and not reader.done():
+                if latest.get("rematch"):
+                    break
+                if latest.get("status") in ("lobby", "finished"):
+                    action = "start" if latest["status"] == "lobby" else "rematch"
+                    try:
+                        await ws.send(json.dumps({"action": action, "version": latest["version"]}))
+                    except ConnectionClosed:
+                        break
+                elif latest:
+                    try:
+                        await ws.send(json.dumps(next_move(latest)))
+                    except ConnectionClosed:
+                        break
+                # The socket's own rate: a burst, then 5 a second.
+                await asyncio.sleep(0.2)
+            await ws.close()
+            await reader
+            if latest.get("rematch"):
+                token = latest["rematch"]
+
+    async def spectator(n: int) -> None:
+        await asyncio.sleep(n * SPECTATOR_OPEN_EVERY)
+        while time.perf_counter() < stop:
+            try:
+                ws = await me.socket(token, cookie=False)
+            except InvalidStatus:
+                damage.refused_handshakes += 1
+                await asyncio.sleep(0.5)
+                continue
+            reader = asyncio.create_task(drain(ws))
+            while time.perf_counter() < stop and not reader.done():
+                try:
+                    await ws.send('{"action": "sync"}')
+                except ConnectionClosed:
+                    break
+                await asyncio.sleep(spectators / SYNCS_PER_SECOND)
+            await ws.close()
+            await reader
+            # Cut off: come back within the connect rate.
+            await asyncio.sleep(SPECTATOR_OPEN_EVERY)
+
+    async def churner() -> None:
+        while time.perf_counter() < stop:
+            try:
+                ws = await me.socket(token, cookie=False)
+            except InvalidStatus:
+                damage.refused_handshakes += 1
+                continue
+            damage.connects += 1
+            try:
+                await asyncio.wait_for(ws.recv(), 10)
+                damage.answers += 1
+            except (ConnectionClosed, TimeoutError):
+                pass
+            await ws.close()
+            await asyncio.sleep(churners / RECONNECTS_PER_SECOND)
+
+    def creator() -> None:
+        while time.perf_counter() < stop:
+            try:
+                Client(base, ATTACKER).create(1)
+                damage.created += 1
+            except (HTTPError, AssertionError):
+                damage.creation_refused += 1
+                time.sleep(0.05)
+
+    churners = 4
+    # One slot per churner spare: a closed socket is counted until the server sees it go.
+    spectators = sockets_allowed - 1 - 2 * churners
+    tasks = [mover(), *(spectator(n) for n in range(spectators))]
+    tasks += [churner() for _ in range(churners)]
+    await asyncio.gather(*tasks, asyncio.to_thread(creator))
+    return damage
+
+
+def summary(name: str, latencies: list[float]) -> dict[str, float]:
+    ordered = sorted(latencies)
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    figures = {
+        "pushes": len(ordered),
+        "p50": statistics.median(ordered),
+        "p99": p99,
+        "max": ordered[-1],
+    }
+    print(
+        f"{name:>8}: {figures['pushes']:4d} pushes, p50 {figures['p50']:7.1f} ms, "
+        f"p99 {figures['p99']:7.1f} ms, max {figures['max']:7.1f} ms"
+    )
+    return figures
+
+
+async def run(base: str, seconds: float, sockets_allowed: int) -> None:
+    quiet = await victim(base, seconds)
+    unloaded = summary("unloaded", quiet)
+    ramp = (sockets_allowed + 1) * SPECTATOR_OPEN_EVERY
+    attack = asyncio.create_task(attacker(base, ramp + seconds + 2, sockets_allowed))
+    await asyncio.sleep(ramp)  # let the attacker reach its worst
+    loud = await victim(base, seconds)
+    damage = await attack
+    loaded = summary("loaded", loud)
+    print(
+        f"attacker: {damage.answers} answers, errors {dict(damage.errors)}, "
+        f"closes {dict(damage.closes)}, {damage.connects} reconnects, "
+        f"{damage.refused_handshakes} handshakes refused, {damage.created} games created, "
+        f"{damage.creation_refused} creations refused"
+    )
+    print(f"victim p99 loaded / unloaded: {loaded['p99'] / unloaded['p99']:.2f}x")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument(
+        "--database-url", default=f"sqlite:///{ROOT / 'var' / 'bench-abuse.sqlite3'}"
+    )
+    parser.add_argument("--redis-url", default="")
+    args = parser.parse_args(argv)
+    sockets_allowed = 40
+    cluster = Cluster(
+        processes=1,
+        database_url=args.database_url,
+        redis_url=args.redis_url,
+        env={
+            "YACHT_TRUSTED_PROXIES": "127.0.0.1",
+            "YACHT_SOCKETS_PER_ADDRESS": str(sockets_allowed),
+        },
+        name="bench-abuse",
+    )
+    cluster.migrate()
+    cluster.start()
+    try:
+        asyncio.run(run(cluster.urls[0], args.seconds, sockets_allowed))
+    finally:
+        cluster.stop()
+
+
+if __name__ == "__main__":
+    main()

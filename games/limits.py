@@ -1,0 +1,212 @@
+"""Fair shares: how many sockets, messages and new games one client may have.
+
+Two kinds of count:
+
+- Open sockets, per client address, per guest and per game, counted in this
+  process. A socket lives on one process, and that process's event loop is
+  what a crowd of sockets slows down, so each process guards its own; the
+  shipped nginx configuration caps connections per address in front of all
+  of them.
+- Messages and games created, per guest session and per client address
+  (and site-wide for games), in sliding windows counted in Redis when
+  ``REDIS_URL`` is set, so every process adds to the same count; in this
+  process otherwise (the embedded setup has one). If Redis cannot be
+  reached the count falls back to this process: limits stay on, if looser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from collections import Counter
+from dataclasses import dataclass, field
+
+import redis
+import redis.asyncio
+from django.conf import settings
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
+
+# RFC 6455 has no "too many connections" code; 4029 echoes HTTP's 429.
+CLOSE_TOO_MANY_SOCKETS = 4029
+
+
+@dataclass
+class SocketClaim:
+    """What one open socket counts against, to be given back when it closes."""
+
+    keys: list[tuple[str, str]] = field(default_factory=list)
+
+
+class SocketCounts:
+    """Open sockets in this process, by address, guest and game."""
+
+    def __init__(self) -> None:
+        self.open: Counter[tuple[str, str]] = Counter()
+
+    def claim(self, *, address: str, guest: str, token: str) -> SocketClaim | None:
+        """Count a new socket in, or None if one of its caps is full."""
+        wanted = [
+            (("address", address), settings.YACHT_SOCKETS_PER_ADDRESS),
+            (("guest", guest), settings.YACHT_SOCKETS_PER_SESSION),
+            (("game", token), settings.YACHT_SOCKETS_PER_GAME),
+        ]
+        # A socket without a session has no guest to count against; its
+        # address still counts. (Only in-process test clients have no address.)
+        wanted = [(key, cap) for key, cap in wanted if key[1]]
+        if any(self.open[key] >= cap for key, cap in wanted):
+            return None
+        claim = SocketClaim([key for key, _cap in wanted])
+        self.open.update(claim.keys)
+        return claim
+
+    def release(self, claim: SocketClaim) -> None:
+        self.open.subtract(claim.keys)
+        for key in claim.keys:
+            if self.open[key] <= 0:
+                del self.open[key]
+        claim.keys = []
+
+    def watching(self, token: str) -> int:
+        return self.open[("game", token)]
+
+
+sockets = SocketCounts()
+
+
+class _LocalWindows:
+    """Window counters in this process."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def incr(self, key: str, previous: str) -> tuple[int, int]:
+        if len(self.counts) > 100_000:
+            # Keys of past windows pile up; start afresh before they grow
+            # without bound (a window's counts are lost, never inflated).
+            self.counts.clear()
+        self.counts[key] = self.counts.get(key, 0) + 1
+        return self.counts[key], self.counts.get(previous, 0)
+
+
+_local = _LocalWindows()
+# Clients by Redis URL, and for asyncio by event loop too (a client's
+# connections belong to the loop that opened them).
+_async_clients: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[str, redis.asyncio.Redis]
+] = weakref.WeakKeyDictionary()
+_sync_clients: dict[str, redis.Redis] = {}
+# Redis errors are logged once per this many seconds, not once per message.
+_QUIET_SECONDS = 60.0
+_last_complaint = 0.0
+
+
+def _windows(name: str, who: str, window: int) -> tuple[str, str, float]:
+    """This window's key, the previous window's, and how far into this one we are."""
+    now = time.time()
+    index = int(now // window)
+    base = f"yacht:limit:{name}:{who}:"
+    return f"{base}{index}", f"{base}{index - 1}", now / window - index
+
+
+def _estimate(current: int, previous: int, into: float) -> float:
+    # A sliding window, approximated: the previous window's count weighted by
+    # how much of it the last ``window`` seconds still cover. Plain fixed
+    # windows let a burst straddling a boundary through twice.
+    return current + previous * (1 - into)
+
+
+def _complain() -> None:
+    global _last_complaint
+    now = time.monotonic()
+    if now - _last_complaint > _QUIET_SECONDS:
+        _last_complaint = now
+        log.warning("limits: Redis unreachable, counting in this process only", exc_info=True)
+
+
+async def _ahit(name: str, who: str, window: int) -> float:
+    key, previous, into = _windows(name, who, window)
+    if not settings.REDIS_URL:
+        return _estimate(*_local.incr(key, previous), into)
+    clients = _async_clients.setdefault(asyncio.get_running_loop(), {})
+    client = clients.get(settings.REDIS_URL)
+    if client is None:
+        client = clients[settings.REDIS_URL] = redis.asyncio.Redis.from_url(
+            settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1
+        )
+    try:
+        async with client.pipeline(transaction=False) as pipe:
+            pipe.incr(key)
+            pipe.expire(key, 2 * window)
+            pipe.get(previous)
+            count, _, before = await pipe.execute()
+        return _estimate(int(count), int(before or 0), into)
+    except (RedisError, OSError):
+        _complain()
+        return _estimate(*_local.incr(key, previous), into)
+
+
+def _hit(name: str, who: str, window: int) -> float:
+    key, previous, into = _windows(name, who, window)
+    if not settings.REDIS_URL:
+        return _estimate(*_local.incr(key, previous), into)
+    client = _sync_clients.get(settings.REDIS_URL)
+    if client is None:
+        client = _sync_clients[settings.REDIS_URL] = redis.Redis.from_url(
+            settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1
+        )
+    try:
+        with client.pipeline(transaction=False) as pipe:
+            pipe.incr(key)
+            pipe.expire(key, 2 * window)
+            pipe.get(previous)
+            count, _, before = pipe.execute()
+        return _estimate(int(count), int(before or 0), into)
+    except (RedisError, OSError):
+        _complain()
+        return _estimate(*_local.incr(key, previous), into)
+
+
+MESSAGE_WINDOW = 10
+
+
+async def message_allowed(*, address: str, guest: str) -> bool:
+    """Count one socket message of this client across all its sockets and
+    processes; False once its session or its address is over the limit."""
+    if guest and (
+        await _ahit("msg-guest", guest, MESSAGE_WINDOW) > settings.YACHT_MESSAGES_PER_SESSION
+    ):
+        return False
+    # Only in-process test clients have no address.
+    if not address:
+        return True
+    return await _ahit("msg-addr", address, MESSAGE_WINDOW) <= settings.YACHT_MESSAGES_PER_ADDRESS
+
+
+async def connect_allowed(*, address: str) -> bool:
+    """Count one new socket from this address; False past its rate.
+
+    The caps above bound how many sockets are open at once, not how fast
+    they come: closing and reopening one costs the server a session load,
+    a game lookup and a table each time.
+    """
+    if not address:
+        return True
+    count = await _ahit("connect-addr", address, MESSAGE_WINDOW)
+    return count <= settings.YACHT_CONNECTS_PER_ADDRESS
+
+
+CREATE_WINDOW = 3600
+
+
+def game_creation_refused(*, address: str) -> str | None:
+    """Count one new game from this address: None if it may be created, else
+    the error code of the limit it hit (this address's, or the whole site's)."""
+    if _hit("create-addr", address, CREATE_WINDOW) > settings.YACHT_GAMES_PER_HOUR_PER_ADDRESS:
+        return "too_many_games"
+    if _hit("create-site", "all", CREATE_WINDOW) > settings.YACHT_GAMES_PER_HOUR_SITE:
+        return "site_busy"
+    return None

@@ -1,0 +1,123 @@
+"""Games created are limited per client address and site-wide, not only per
+session; games of bots alone pause while nobody watches; stale lobbies and
+expired sessions are cleaned by a command."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from io import StringIO
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.sessions.models import Session
+from django.core.management import call_command
+from django.test import Client
+from django.utils import timezone, translation
+from django.utils.html import escape
+
+from games import services
+from games.messages import error_message
+from games.models import Game
+
+FORM = {"name": "Ana", "seats": 1, "ruleset": "yacht"}
+
+
+def create(address: str, language: str = "en") -> int:
+    """A game from a fresh browser with no cookie, as a script would."""
+    return Client(REMOTE_ADDR=address).post(f"/{language}/", FORM).status_code
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["en", "ca"])
+def test_fresh_sessions_from_one_address_are_held_to_the_addresss_hourly_limit(settings, language):
+    settings.YACHT_GAMES_PER_HOUR_PER_ADDRESS = 5
+    assert [create("192.0.2.1", language) for _ in range(7)] == [302] * 5 + [429] * 2
+    refused = Client(REMOTE_ADDR="192.0.2.1").post(f"/{language}/", FORM)
+    with translation.override(language):
+        assert escape(error_message("too_many_games")) in refused.content.decode()
+    assert Game.objects.count() == 5
+    assert create("192.0.2.2", language) == 302
+
+
+@pytest.mark.django_db
+def test_the_whole_site_creates_at_most_its_hourly_limit(settings):
+    settings.YACHT_GAMES_PER_HOUR_SITE = 4
+    assert [create(f"192.0.2.{n}") for n in range(6)] == [302] * 4 + [429] * 2
+    page = Client(REMOTE_ADDR="192.0.2.99").post("/en/", FORM)
+    assert error_message("site_busy") in page.content.decode()
+    assert Game.objects.count() == 4
+
+
+@pytest.mark.django_db
+def test_games_can_still_be_created_when_redis_is_down(settings):
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    settings.YACHT_GAMES_PER_HOUR_PER_ADDRESS = 2
+    # Counted in the process instead: the limit still holds.
+    assert [create("192.0.2.7") for _ in range(3)] == [302, 302, 429]
+
+
+@pytest.fixture
+def quick_bots(settings):
+    settings.YACHT_BOT_PAUSE = (0.01, 0.02)
+
+
+def version_of(game: Game) -> int:
+    game.refresh_from_db()
+    return game.version
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_game_of_bots_alone_pauses_while_nobody_watches_and_resumes_on_connect(
+    connect, quick_bots
+):
+    game = await sync_to_async(services.game_create)(
+        guest_id="ana", name="Ana", seat_count=2, bot_level="solid", watch=True
+    )
+    watcher = await connect(game.token, None)
+    start = (await watcher.table())["version"]
+    while (await watcher.table(timeout=5))["version"] < start + 4:
+        pass
+    await watcher.ws.disconnect()
+    await asyncio.sleep(0.3)  # a step already under way may still land
+    paused_at = await sync_to_async(version_of)(game)
+    await asyncio.sleep(0.5)
+    assert await sync_to_async(version_of)(game) == paused_at
+    again = await connect(game.token, None)
+    assert (await again.table())["version"] == paused_at
+    assert (await again.table(timeout=5))["version"] == paused_at + 1
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_many_sockets_watching_a_game_of_bots_make_one_step_per_version(connect, quick_bots):
+    game = await sync_to_async(services.game_create)(
+        guest_id="ana", name="Ana", seat_count=2, bot_level="solid", watch=True
+    )
+    watchers = [await connect(game.token, None) for _ in range(5)]
+    for watcher in watchers:
+        await watcher.table()
+    seen = [(await watchers[0].table(timeout=5))["version"] for _ in range(6)]
+    assert seen == list(range(seen[0], seen[0] + 6))
+
+
+@pytest.mark.django_db
+def test_clean_stale_deletes_old_lobbies_and_expired_sessions_and_nothing_else():
+    old_lobby = services.game_create(guest_id="a", name="Ana", seat_count=2)
+    new_lobby = services.game_create(guest_id="b", name="Bo", seat_count=2)
+    old_game = services.game_create(guest_id="c", name="Cy", seat_count=1)
+    services.game_start(token=old_game.token, guest_id="c")
+    long_ago = timezone.now() - timedelta(days=2)
+    Game.objects.filter(pk__in=[old_lobby.pk, old_game.pk]).update(acted_at=long_ago)
+    expired, live = SessionStore(), SessionStore()
+    expired.set_expiry(-60)
+    for store in (expired, live):
+        store["x"] = 1
+        store.create()
+    out = StringIO()
+    call_command("clean_stale", stdout=out)
+    assert set(Game.objects.values_list("pk", flat=True)) == {new_lobby.pk, old_game.pk}
+    assert list(Session.objects.values_list("session_key", flat=True)) == [live.session_key]
+    assert "deleted 1 stale lobbies and 1 expired sessions" in out.getvalue()

@@ -1,0 +1,223 @@
+"""No client takes more than its share: open sockets are capped per client
+address, guest session and game, with a clear error and close code 4029;
+messages are counted per session and per address across all of a client's
+sockets, so reconnecting does not reset the rate; and a push is rendered
+once per distinct view however many sockets watch."""
+
+from __future__ import annotations
+
+import json
+import time
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from games import consumers, limits, rendering, services
+from games.models import Game
+from tests.consumers.conftest import guest_cookie
+from yachtsite.asgi import application
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+@sync_to_async
+def started(seats: int = 2) -> Game:
+    game = services.game_create(guest_id="ana", name="Ana", seat_count=seats)
+    if seats > 1:
+        services.game_join(token=game.token, guest_id="bo", name="Bo")
+    services.game_start(token=game.token, guest_id="ana")
+    game.refresh_from_db()
+    return game
+
+
+class Sockets:
+    """In-process sockets that come from a given client address."""
+
+    def __init__(self) -> None:
+        self.opened: list[WebsocketCommunicator] = []
+
+    async def open(
+        self, token: str, *, guest: str | None = None, address: str = "10.1.1.1"
+    ) -> tuple[WebsocketCommunicator, dict[str, Any]]:
+        """A socket and its first message (a table, or the error before a close)."""
+        cookie = await sync_to_async(guest_cookie)(guest) if guest is not None else ""
+        headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
+        if cookie:
+            headers.append((b"cookie", cookie.encode()))
+        ws = WebsocketCommunicator(application, f"/ws/g/{token}/", headers=headers)
+        ws.scope["client"] = (address, 40000 + len(self.opened))
+        connected, _ = await ws.connect()
+        assert connected
+        self.opened.append(ws)
+        return ws, json.loads(await ws.receive_from(timeout=3))
+
+    async def close_all(self) -> None:
+        for ws in self.opened:
+            await ws.disconnect()
+
+
+@pytest.fixture
+async def sockets() -> Any:
+    opened = Sockets()
+    yield opened
+    await opened.close_all()
+
+
+async def refused(ws: WebsocketCommunicator, first: dict[str, Any]) -> bool:
+    if first["type"] != "error":
+        return False
+    assert first["code"] == "too_many_sockets" and first["message"]
+    closing = await ws.receive_output(timeout=3)
+    assert closing == {"type": "websocket.close", "code": limits.CLOSE_TOO_MANY_SOCKETS}
+    return True
+
+
+async def test_sockets_past_the_cap_per_address_are_refused_with_4029_and_others_still_connect(
+    sockets, settings
+):
+    settings.YACHT_SOCKETS_PER_ADDRESS = 5
+    game = await started()
+    # A bounded form of 6,000 cookie-less sockets from one client.
+    answers = [await sockets.open(game.token) for _ in range(12)]
+    outcomes = [await refused(ws, first) for ws, first in answers]
+    assert outcomes == [False] * 5 + [True] * 7
+    _, first = await sockets.open(game.token, address="10.2.2.2")
+    assert first["type"] == "table"
+    # Closing one makes room for one more.
+    await answers[0][0].disconnect()
+    _, first = await sockets.open(game.token)
+    assert first["type"] == "table"
+    assert await refused(*await sockets.open(game.token))
+
+
+async def test_sockets_past_the_cap_per_session_are_refused_whatever_the_address(sockets, settings):
+    settings.YACHT_SOCKETS_PER_SESSION = 3
+    game = await started()
+    for n in range(3):
+        _, first = await sockets.open(game.token, guest="bo", address=f"10.3.0.{n}")
+        assert first["seat"] == 1
+    assert await refused(*await sockets.open(game.token, guest="bo", address="10.3.0.9"))
+    _, first = await sockets.open(game.token, guest="ana", address="10.3.0.9")
+    assert first["seat"] == 0
+
+
+async def test_sockets_past_the_cap_per_game_are_refused_and_other_games_are_not(sockets, settings):
+    settings.YACHT_SOCKETS_PER_GAME = 4
+    game, other = await started(), await started()
+    for n in range(4):
+        _, first = await sockets.open(game.token, address=f"10.4.0.{n}")
+        assert first["type"] == "table"
+    assert await refused(*await sockets.open(game.token, address="10.4.1.1"))
+    _, first = await sockets.open(other.token, address="10.4.1.1")
+    assert first["type"] == "table"
+
+
+async def test_sockets_opened_too_fast_from_one_address_are_refused_with_4029(
+    sockets, settings, still_window
+):
+    settings.YACHT_CONNECTS_PER_ADDRESS = 5
+    game = await started()
+    refusals = []
+    for _ in range(7):
+        ws, first = await sockets.open(game.token, address="10.8.0.1")
+        refusals.append(await refused(ws, first))
+        await ws.disconnect()
+    assert refusals == [False] * 5 + [True] * 2
+    _, first = await sockets.open(game.token, address="10.8.0.2")
+    assert first["type"] == "table"
+
+
+async def test_what_a_refused_socket_sends_before_it_closes_is_not_answered(sockets, settings):
+    settings.YACHT_SOCKETS_PER_ADDRESS = 1
+    game = await started()
+    await sockets.open(game.token, address="10.9.0.1")
+    ws, first = await sockets.open(game.token, address="10.9.0.1")
+    assert first["code"] == "too_many_sockets"
+    await ws.send_to(text_data='{"action": "sync"}')
+    assert (await ws.receive_output(timeout=3))["type"] == "websocket.close"
+    assert await ws.receive_nothing(timeout=0.3)
+
+
+async def flood(ws: WebsocketCommunicator, messages: int) -> tuple[int, int | None]:
+    """Send ``messages`` at once; the tables answered, and the close code if closed."""
+    for _ in range(messages):
+        await ws.send_to(text_data='{"action": "sync"}')
+    tables = 0
+    # receive_nothing first: a receive that times out would cancel the consumer.
+    while not await ws.receive_nothing(timeout=0.5):
+        output = await ws.receive_output()
+        if output["type"] == "websocket.close":
+            return tables, output["code"]
+        tables += json.loads(output["text"])["type"] == "table"
+    return tables, None
+
+
+@pytest.fixture
+def still_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counting windows that do not move while the test runs, so that the
+    count is exact rather than a sliding estimate across two windows."""
+    monkeypatch.setattr(limits, "time", SimpleNamespace(time=lambda: 1e9, monotonic=time.monotonic))
+
+
+async def test_a_reconnect_flood_from_one_session_is_held_to_the_sessions_rate(
+    sockets, settings, still_window
+):
+    game = await started()
+    answered = 0
+    codes = []
+    # Six sockets in turn, each within its own burst: the rate is the session's.
+    for n in range(6):
+        ws, _ = await sockets.open(game.token, guest="bo", address=f"10.5.0.{n}")
+        tables, code = await flood(ws, consumers.RATE_BURST + 4)
+        answered += tables
+        codes.append(code)
+    # Each socket cut off also gets the current table after its error.
+    assert answered <= settings.YACHT_MESSAGES_PER_SESSION + 6
+    assert consumers.CLOSE_POLICY_VIOLATION in codes
+    # Another player is not held back by it.
+    ws, _ = await sockets.open(game.token, guest="ana", address="10.5.1.1")
+    assert await flood(ws, 5) == (5, None)
+
+
+async def test_a_reconnect_flood_of_cookie_less_sockets_is_held_to_the_addresss_rate(
+    sockets, settings, still_window
+):
+    game = await started()
+    answered = 0
+    for _ in range(8):
+        ws, _ = await sockets.open(game.token, address="10.6.0.1")
+        tables, _code = await flood(ws, consumers.RATE_BURST + 4)
+        answered += tables
+        await ws.disconnect()
+    assert answered <= settings.YACHT_MESSAGES_PER_ADDRESS + 8
+    ws, _ = await sockets.open(game.token, address="10.6.0.2")
+    assert await flood(ws, 5) == (5, None)
+
+
+async def test_a_push_is_rendered_once_per_distinct_view_however_many_watch(sockets, monkeypatch):
+    game = await started()
+    for n in range(20):
+        await sockets.open(game.token, address=f"10.7.0.{n}")
+    await sockets.open(game.token, address="10.7.1.1", guest="ana")
+    await sockets.open(game.token, address="10.7.1.2", guest="bo")
+    renders = []
+    real = rendering.render_to_string
+
+    def counting(template: str, *args: Any, **kwargs: Any) -> str:
+        renders.append(template)
+        return real(template, *args, **kwargs)
+
+    monkeypatch.setattr(rendering, "render_to_string", counting)
+    from games.rules import Roll
+
+    await sync_to_async(services.game_act)(
+        token=game.token, guest_id="ana", version=game.version, action=Roll(frozenset())
+    )
+    for ws in sockets.opened:
+        push = json.loads(await ws.receive_from(timeout=3))
+        assert push["version"] == game.version + 1
+    # The spectators' view, Ana's and Bo's: three renders for 22 sockets.
+    assert renders.count("games/partials/table.html") == 3
