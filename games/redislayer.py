@@ -65,6 +65,13 @@ class OwnReaderRedisChannelLayer(RedisChannelLayer):
         except asyncio.CancelledError:
             # Channels cancels a consumer's receive only when the consumer is done.
             self._inboxes.pop(channel, None)
+            if not self._inboxes:
+                # No socket left to read for: stop reading (nothing popped now
+                # could be anyone's), so no reader outlives its event loop.
+                # The next receive starts a new one.
+                for reader in self._readers.values():
+                    reader.cancel()
+                self._readers.clear()
             raise
         if isinstance(item, BaseException):
             raise item
@@ -78,24 +85,58 @@ class OwnReaderRedisChannelLayer(RedisChannelLayer):
         self._readers[process_channel] = loop.create_task(self._read(process_channel))
 
     async def _read(self, process_channel: str) -> None:
-        while True:
+        index = self.consistent_hash(process_channel)
+        key = self.prefix + process_channel
+        while self._inboxes and not self._stopping():
+            # A pop moves the backup of the last one back to the queue first:
+            # wait until that one's cleanup is done (as the stock layer does),
+            # or a delivered message would come again.
+            await self.receive_clean_locks.acquire(key)
             try:
-                destination, message = await self.receive_single(process_channel)
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:
+                # One blocking pop at a time (it waits up to brpop_timeout),
+                # so the loop can look between pops whether it should stop.
+                content = await self._brpop_with_clean(index, key, timeout=self.brpop_timeout)
+            except BaseException as error:
+                self.receive_clean_locks.release(key)
+                if not isinstance(error, Exception):
+                    raise
                 # Redis is gone or failing: tell every waiting socket, as the
                 # stock layer tells the one holding its lock. The next receive
                 # starts a new reader.
                 for inbox in self._inboxes.values():
                     inbox.put_nowait(error)
-                if self._readers.get(process_channel) is asyncio.current_task():
-                    del self._readers[process_channel]
-                return
+                break
+            if content is None:
+                self.receive_clean_locks.release(key)
+                continue
+            # The popped message waits in a backup queue until this clears it.
+            self.spawn_cleanup(index, key)
+            message = self.deserialize(content)
+            destination = message.pop("__asgi_channel__", process_channel)
             for name in destination if isinstance(destination, list) else [destination]:
                 found = self._inboxes.get(name)
                 if found is not None:
                     found.put_nowait(message)
+        if self._readers.get(process_channel) is asyncio.current_task():
+            del self._readers[process_channel]
+
+    @staticmethod
+    def _stopping() -> bool:
+        # redis-py retries a read that timed out just as its task was
+        # cancelled, which swallows the cancellation (Python 3.11): a reader
+        # asked to stop checks for it between pops instead of reading forever.
+        task = asyncio.current_task()
+        return task is not None and task.cancelling() > 0
+
+    def spawn_cleanup(self, index: int, key: str) -> None:
+        cleaner = asyncio.ensure_future(self._clean_receive_backup(index, key))
+        self.receive_cleaners.append(cleaner)
+
+        def done(cleaner: asyncio.Future[Any]) -> None:
+            self.receive_cleaners.remove(cleaner)
+            self.receive_clean_locks.release(key)
+
+        cleaner.add_done_callback(done)
 
     async def flush(self) -> None:
         for reader in list(self._readers.values()):
