@@ -31,7 +31,7 @@ from games.live import live
 from games.messages import error_message
 from games.rendering import hint_message
 from games.rules import GameError
-from games.selectors import Snapshot, game_by_token, game_viewed_by, seat_order
+from games.selectors import Snapshot, game_by_token, game_viewed_by, recent, seat_order
 from yachtsite.clientaddr import scope_address
 
 log = logging.getLogger(__name__)
@@ -114,7 +114,11 @@ class GameConsumer(AsyncWebsocketConsumer):
         # Join the group before reading the state, so no push can fall between.
         self.group = group_name(self.token)
         await self.channel_layer.group_add(self.group, self.channel_name)
-        snap, self.seat = await database_sync_to_async(self._load)()
+        loaded = await database_sync_to_async(game_viewed_by)(self.token, self.guest)
+        if loaded is None:
+            await self.close(code=CLOSE_NO_SUCH_GAME)
+            return
+        snap, self.seat = loaded
         await self._show(snap)
         # A bot whose step was lost with a restarted process moves again now.
         live.remember(asyncio.get_running_loop())
@@ -203,6 +207,13 @@ class GameConsumer(AsyncWebsocketConsumer):
         if asked is not None and asked == current:
             await self.send(text_data=json.dumps({"type": "current", "version": current}))
             return
+        # The current version as this process last saw it pushed: no second
+        # read. A socket that may take a seat (a guest in a lobby) reads its
+        # seat again with the table.
+        known = recent.get(self.token, current)
+        if known is not None and (not self.guest or known["status"] != "lobby"):
+            await self._show(known, force=True)
+            return
         await self.send_fresh_table(force=True)
 
     async def send(
@@ -222,15 +233,17 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.send_fresh_table(force=True)
 
     async def send_fresh_table(self, *, force: bool = False) -> None:
-        snap, seat = await database_sync_to_async(self._load)()
-        self.seat = seat
+        loaded = await database_sync_to_async(game_viewed_by)(self.token, self.guest)
+        if loaded is None:
+            # Deleted under the socket (a stale lobby cleaned away).
+            await self.close(code=CLOSE_NO_SUCH_GAME)
+            return
+        snap, self.seat = loaded
         await self._show(snap, force=force)
-
-    def _load(self) -> tuple[Snapshot, int | None]:
-        return game_viewed_by(self.token, self.guest)
 
     async def game_snapshot(self, event: dict[str, Any]) -> None:
         snap: Snapshot = event["snapshot"]
+        recent.remember(snap)
         # Every process watching a game of bots steps it (once per process):
         # the one that committed the last step may have nobody watching.
         botplay.schedule(snap)

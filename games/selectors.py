@@ -3,11 +3,14 @@ that pages and pushes are rendered from."""
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
 from django.conf import settings
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from games import rules
@@ -206,11 +209,75 @@ def game_snapshot(game: Game) -> Snapshot:
     return snapshot(game, players, state)
 
 
-def game_viewed_by(token: str, guest_id: str | None) -> tuple[Snapshot, int | None]:
-    """A game's snapshot and the seat of the guest looking at it (None: a spectator)."""
-    game = Game.objects.get(token=token)
-    seat = seat_of(game, guest_id)
-    return game_snapshot(game), (seat.order if seat else None)
+class RecentSnapshots:
+    """The snapshots of recent versions this process has seen, by game and version.
+
+    Every change to what anyone may see of a game bumps its version, so the
+    snapshot of a version never changes: a socket asking for the table again
+    (a sync, a reconnect) needs only the game's current version from the
+    database, and the snapshot itself when this process already built or
+    received it. Kept without ``last``, as a read from the database is.
+    """
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._known: OrderedDict[tuple[str, int], Snapshot] = OrderedDict()
+
+    def remember(self, snap: Snapshot) -> None:
+        key = (snap["token"], snap["version"])
+        with self._lock:
+            if key not in self._known:
+                self._known[key] = snap if snap["last"] is None else {**snap, "last": None}
+                if len(self._known) > self.size:
+                    self._known.popitem(last=False)
+
+    def get(self, token: str, version: int) -> Snapshot | None:
+        with self._lock:
+            snap = self._known.get((token, version))
+            if snap is not None:
+                self._known.move_to_end((token, version))
+            return snap
+
+    def clear(self) -> None:
+        with self._lock:
+            self._known.clear()
+
+
+recent = RecentSnapshots()
+
+
+def game_viewed_by(token: str, guest_id: str | None) -> tuple[Snapshot, int | None] | None:
+    """A game's snapshot and the seat of the guest looking at it (None: a
+    spectator), or None if there is no such game.
+
+    One indexed read when this process knows the game's current version
+    already; the whole game is read only when it does not.
+    """
+    seat_query = Player.objects.filter(game=OuterRef("pk"), guest_id=guest_id or None)
+    row = (
+        Game.objects.filter(token=token)
+        .annotate(seat=Subquery(seat_query.values("order")[:1]))
+        .values_list("version", "seat")
+        .first()
+    )
+    if row is None:
+        return None
+    version, seat = row
+    snap = recent.get(token, version)
+    if snap is not None:
+        return snap, seat
+    # Not seen here yet: read the whole game, and the seat again from the
+    # same read (a lobby's seats may have moved in between).
+    game = Game.objects.filter(token=token).first()
+    if game is None:
+        return None
+    players = game_players(game)
+    state = game_state(game, players) if game.status != Game.Status.LOBBY else None
+    snap = snapshot(game, players, state)
+    recent.remember(snap)
+    mine = seat_among(players, guest_id)
+    return snap, (mine.order if mine else None)
 
 
 def game_rolls(game: Game) -> list[tuple[int, list[int], list[int]]]:

@@ -53,6 +53,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(autouse=True)
+def forget_snapshots() -> None:
+    """Tokens and versions repeat across tests whose database was emptied in
+    between: no test may be shown another's snapshot."""
+    from games.selectors import recent
+
+    recent.clear()
+
+
+@pytest.fixture(autouse=True)
 def fresh_limits() -> Iterator[None]:
     """Every test starts with no messages, games or sockets counted against anyone."""
     from django.conf import settings

@@ -17,6 +17,7 @@ from games import broadcast, consumers, services
 from games.messages import error_message
 from games.models import Game, Move, ScoreEntry
 from games.rules import Score
+from games.selectors import RecentSnapshots
 from tests import factories
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -87,6 +88,8 @@ async def test_a_database_failure_on_sync_is_answered_not_crashed(connect, monke
         raise OperationalError("could not connect to server")
 
     monkeypatch.setattr(consumers, "game_viewed_by", down)
+    # Nothing known in this process, so the sync must read the game.
+    monkeypatch.setattr(consumers, "recent", RecentSnapshots())
     await ana.send({"action": "sync"})
     assert (await ana.error())["code"] == "unavailable"
     monkeypatch.undo()
