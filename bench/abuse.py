@@ -1,16 +1,14 @@
 """One client doing its worst within the limits, and what other games feel.
 
-    .venv/bin/python -m bench.abuse [--seconds 20] [--victims 4]
+    .venv/bin/python -m bench.abuse [--seconds 10] [--rounds 3] [--victims 4]
         [--attack spectators,churners,creator] [--database-url URL --redis-url URL]
 
 Starts one daphne (SQLite and the in-memory layer by default; PostgreSQL and
 Redis with the URLs), trusting 127.0.0.1 as its proxy so that each client
 can be given its own address in X-Forwarded-For. Victim games of two
 players (four by default, each from addresses of its own) play on at a
-human-ish pace (a move every 100 ms, alternating seats); their push latency
-(the mover's send to the other player's receipt of that version) is
-measured first alone, then while one attacker, from one address, holds
-every socket its address may open:
+human-ish pace (a move every 100 ms, alternating seats). One attacker, from
+one address, opens and holds every socket its address may open:
 
 - one seat of its own solitaire, moving as fast as its socket may (5 a
   second, every roll a turn allows; a finished game is rematched);
@@ -25,9 +23,17 @@ are closed and its new ones refused, which costs the server less; after a
 refusal it backs off. ``--attack`` picks the parts besides the mover, to
 see which one costs the victims what.
 
-It prints the victims' p50/p99/max per phase and what the attacker got
-(answers, refusals by code, close codes, games created). Bounded: loopback
-only, each phase ``--seconds`` long.
+The victims' push latency (the mover's send to the other player's receipt
+of that version) is measured in phases that alternate, ``--rounds`` times:
+the attacker resting (its sockets open and silent), then attacking, so that
+whatever else the machine does weighs on both alike; and once alone, before
+the attacker comes. The attacker runs in a
+process of its own, as it would on a machine of its own.
+
+It prints the victims' p50/p99/max while the attacker rests and while it
+attacks, their ratio, and what the attacker got (answers, refusals by code,
+close codes, games created). Bounded: loopback only, each phase
+``--seconds`` long.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import statistics
 import time
 from collections import Counter
@@ -46,6 +53,7 @@ from urllib.error import HTTPError
 from urllib.parse import urlencode
 from urllib.request import HTTPCookieProcessor, Request, build_opener
 
+import redis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -70,6 +78,8 @@ SPECTATOR_OPEN_EVERY = 0.8
 # After a refusal the attacker waits this long before trying again: it
 # keeps at its worst within the limits instead of hammering past them.
 BACK_OFF = 2.0
+# After the attack starts or stops, before the victims are measured.
+SETTLE = 1.0
 PARTS = ("spectators", "churners", "creator")
 
 
@@ -190,11 +200,23 @@ class Damage:
     followed: int = 0
 
 
-async def attacker(base: str, seconds: float, sockets_allowed: int, parts: set[str]) -> Damage:
+async def attacker(
+    base: str, seconds: float, sockets_allowed: int, parts: set[str], active: Any, done: Any
+) -> Damage:
+    """The attack, for at most ``seconds`` or until ``done`` is set; while
+    ``active`` is clear it rests, its sockets open and silent."""
     damage = Damage()
     me = Client(base, ATTACKER)
     token = await asyncio.to_thread(me.create, 1)
     stop = time.perf_counter() + seconds
+
+    def over() -> bool:
+        return done.is_set() or time.perf_counter() >= stop
+
+    async def resting() -> None:
+        while not active.is_set() and not over():
+            await asyncio.sleep(0.05)
+
     # Every new socket of the address, whichever task opens it, waits its
     # turn: together they stay under the address's connect rate.
     pace = asyncio.Lock()
@@ -212,8 +234,10 @@ async def attacker(base: str, seconds: float, sockets_allowed: int, parts: set[s
     async def drain(ws: ClientConnection, latest: dict[str, Any] | None = None) -> None:
         try:
             async for text in ws:
-                message = json.loads(text)
                 damage.answers += 1
+                if latest is None and not str(text).startswith('{"type": "error"'):
+                    continue  # a spectator's table: nothing in it to act on
+                message = json.loads(text)
                 if message["type"] == "error":
                     damage.errors[message["code"]] += 1
                 elif latest is not None and message["type"] == "table":
@@ -225,11 +249,12 @@ async def attacker(base: str, seconds: float, sockets_allowed: int, parts: set[s
 
     async def mover() -> None:
         nonlocal token
-        while time.perf_counter() < stop:
+        while not over():
             ws = await me.socket(token)
             latest: dict[str, Any] = {}
             reader = asyncio.create_task(drain(ws, latest))
-            while time.perf_counter() < stop and not reader.done():
+            while not over() and not reader.done():
+                await resting()
                 if latest.get("rematch"):
                     break
                 if latest.get("status") in ("lobby", "finished"):
@@ -256,7 +281,7 @@ async def attacker(base: str, seconds: float, sockets_allowed: int, parts: set[s
 
     async def spectator(n: int) -> None:
         await asyncio.sleep(n * SPECTATOR_OPEN_EVERY)
-        while time.perf_counter() < stop:
+        while not over():
             watching = token
             try:
                 ws = await open_socket(watching)
@@ -265,7 +290,8 @@ async def attacker(base: str, seconds: float, sockets_allowed: int, parts: set[s
                 await asyncio.sleep(BACK_OFF)
                 continue
             reader = asyncio.create_task(drain(ws))
-            while time.perf_counter() < stop and not reader.done() and token == watching:
+            while not over() and not reader.done() and token == watching:
+                await resting()
                 try:
                     await ws.send('{"action": "sync"}')
                 except ConnectionClosed:
@@ -282,7 +308,8 @@ async def attacker(base: str, seconds: float, sockets_allowed: int, parts: set[s
                 await asyncio.sleep(BACK_OFF)
 
     async def churner() -> None:
-        while time.perf_counter() < stop:
+        while not over():
+            await resting()
             try:
                 ws = await open_socket(token)
             except InvalidStatus:
@@ -299,7 +326,10 @@ async def attacker(base: str, seconds: float, sockets_allowed: int, parts: set[s
             await asyncio.sleep(churners / RECONNECTS_PER_SECOND)
 
     def creator() -> None:
-        while time.perf_counter() < stop:
+        while not over():
+            if not active.is_set():
+                time.sleep(0.05)
+                continue
             try:
                 Client(base, ATTACKER).create(1)
                 damage.created += 1
@@ -321,6 +351,23 @@ async def attacker(base: str, seconds: float, sockets_allowed: int, parts: set[s
     return damage
 
 
+def attack_from_process(
+    base: str,
+    seconds: float,
+    sockets_allowed: int,
+    parts: set[str],
+    active: Any,
+    done: Any,
+    results: Any,
+) -> None:
+    try:
+        results.put(asyncio.run(attacker(base, seconds, sockets_allowed, parts, active, done)))
+    except Exception as failure:
+        # As plain text: some exceptions (an HTTPError holding its response)
+        # cannot cross between processes.
+        results.put(f"the attacker failed: {failure!r}")
+
+
 def summary(name: str, latencies: list[float]) -> dict[str, float]:
     ordered = sorted(latencies)
     p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
@@ -331,7 +378,7 @@ def summary(name: str, latencies: list[float]) -> dict[str, float]:
         "max": ordered[-1],
     }
     print(
-        f"{name:>8}: {figures['pushes']:4d} pushes, p50 {figures['p50']:7.1f} ms, "
+        f"{name:>9}: {figures['pushes']:4d} pushes, p50 {figures['p50']:7.1f} ms, "
         f"p99 {figures['p99']:7.1f} ms, max {figures['max']:7.1f} ms"
     )
     return figures
@@ -343,15 +390,42 @@ async def victims(base: str, seconds: float, games: int) -> list[float]:
     return [latency for latencies in played for latency in latencies]
 
 
-async def run(base: str, seconds: float, sockets_allowed: int, games: int, parts: set[str]) -> None:
-    quiet = await victims(base, seconds, games)
-    unloaded = summary("unloaded", quiet)
+async def run(
+    base: str, seconds: float, rounds: int, sockets_allowed: int, games: int, parts: set[str]
+) -> None:
+    # The attacker is a process of its own, as it would be a machine of its
+    # own: its clients' work must not slow the victims' clients down.
+    context = multiprocessing.get_context("spawn")
+    active, done, results = context.Event(), context.Event(), context.Queue()
+    active.set()
     ramp = (sockets_allowed + 1) * SPECTATOR_OPEN_EVERY
-    attack = asyncio.create_task(attacker(base, ramp + seconds + 2, sockets_allowed, parts))
-    await asyncio.sleep(ramp)  # let the attacker reach its worst
-    loud = await victims(base, seconds, games)
-    damage = await attack
-    loaded = summary("loaded", loud)
+    longest = ramp + rounds * 2 * (seconds + SETTLE + 30) + 60
+    attack = context.Process(
+        target=attack_from_process,
+        args=(base, longest, sockets_allowed, parts, active, done, results),
+    )
+    alone = await victims(base, seconds, games)
+    attack.start()
+    await asyncio.sleep(ramp)  # every socket the address may have is open
+    quiet: list[float] = []
+    loud: list[float] = []
+    # Resting and attacking phases alternate, so whatever else the machine
+    # is doing weighs on both alike.
+    for _ in range(rounds):
+        active.clear()
+        await asyncio.sleep(SETTLE)
+        quiet += await victims(base, seconds, games)
+        active.set()
+        await asyncio.sleep(SETTLE)
+        loud += await victims(base, seconds, games)
+    done.set()
+    damage = await asyncio.to_thread(results.get, True, 120)
+    attack.join(30)
+    if isinstance(damage, str):
+        raise RuntimeError(damage)
+    first = summary("alone", alone)
+    unloaded = summary("resting", quiet)
+    loaded = summary("attacking", loud)
     print(
         f"attacker: {damage.answers} answers, errors {dict(damage.errors)}, "
         f"closes {dict(damage.closes)}, {damage.connects} reconnects, "
@@ -359,12 +433,16 @@ async def run(base: str, seconds: float, sockets_allowed: int, games: int, parts
         f"{damage.creation_refused} creations refused, "
         f"spectators followed {damage.followed} rematches"
     )
-    print(f"victim p99 loaded / unloaded: {loaded['p99'] / unloaded['p99']:.2f}x")
+    print(
+        f"victims' p99, attacking / resting: {loaded['p99'] / unloaded['p99']:.2f}x "
+        f"(attacking / alone, before the attacker came: {loaded['p99'] / first['p99']:.2f}x)"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--seconds", type=float, default=10, help="length of each phase")
+    parser.add_argument("--rounds", type=int, default=3, help="resting/attacking phase pairs")
     parser.add_argument(
         "--attack",
         default=",".join(PARTS),
@@ -387,11 +465,20 @@ def main(argv: list[str] | None = None) -> None:
         },
         name="bench-abuse",
     )
+    if args.redis_url:
+        # A run starts with nobody's limits spent (an earlier run's attacker
+        # used up its address's games for the hour).
+        client = redis.Redis.from_url(args.redis_url)
+        for key in client.scan_iter("yacht:limit:*"):
+            client.delete(key)
+        client.close()
     cluster.migrate()
     cluster.start()
     try:
         parts = set(args.attack.split(",")) - {""}
-        asyncio.run(run(cluster.urls[0], args.seconds, sockets_allowed, args.victims, parts))
+        asyncio.run(
+            run(cluster.urls[0], args.seconds, args.rounds, sockets_allowed, args.victims, parts)
+        )
     finally:
         cluster.stop()
 

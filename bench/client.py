@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
 import time
 from dataclasses import dataclass, field
@@ -144,8 +145,11 @@ async def play_seat(
     everyone_here: asyncio.Event,
     stop_acting_at: float = float("inf"),
     idle_timeout: float = 15.0,
+    think: tuple[float, float] | None = None,
 ) -> None:
-    """Read this socket's pushes; act the moment a push says it is our turn."""
+    """Read this socket's pushes; act the moment a push says it is our turn,
+    or, given ``think``, after a pause drawn uniformly from that range (in
+    seconds), as a person would."""
     last = 0
     log.seen[seat] = []
     while True:
@@ -190,6 +194,10 @@ async def play_seat(
             action = {"action": "start", "version": version}
         elif state["status"] == "playing" and state["current_seat"] == seat:
             action = choose_action(state, version)
+            if think is not None:
+                # Only the mover's socket waits: nothing else comes to it
+                # until it acts, so the pause reads no push late.
+                await asyncio.sleep(random.uniform(*think))
         if action is not None:
             log.sent[version + 1] = time.perf_counter()
             await ws.send(json.dumps(action))

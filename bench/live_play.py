@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.live_play            # a few seconds per step
     .venv/bin/python -m bench.live_play --quick    # shorter, fewer idle sockets
+    .venv/bin/python -m bench.live_play --games 1,50 --human 100,200,400 --profiles postgres+redis
 
 For each profile (PostgreSQL + Redis, then embedded SQLite + in-memory layer)
 and each N (1, 50, 200 concurrent games of two scripted players), it starts
@@ -19,7 +20,15 @@ by other load on a shared machine) and peak RSS, with the CPU of the
 benchmark database's PostgreSQL backends, of the whole Redis server and of the
 load generator beside it; errors, lost pushes (version gaps) and timeouts
 (a push still missing 30 s after the window, or a socket silent 60 s
-mid-game), counted, never dropped. Then RSS per idle socket with 2,000 sockets on one process,
+mid-game), counted, never dropped.
+
+Then, human-paced and open loop: for each N of a ramp (100, 200, 300, 400
+games by default), the same two-player games with each player acting 1-3 s
+(uniformly) after the push that makes it its turn, as a person does; the
+ramp stops at the first N whose p99 passes 150 ms or that loses, times out
+or errs anything, and the report says the most games the run held.
+
+Then RSS per idle socket with 2,000 sockets on one process,
 and a cProfile of the server's work for one update (the service call, then
 one render per socket). Everything is bounded in time; results also go to
 var/bench/live_play.json.
@@ -131,7 +140,7 @@ def backends_cpu(before: dict[int, float], after: dict[int, float]) -> float:
 @dataclass
 class Step:
     profile: str
-    server: str  # "yacht" or "floor"
+    server: str  # "yacht", "floor", or "human" (yacht, human-paced)
     games: int
     seconds: float
     actions: int = 0
@@ -190,11 +199,12 @@ async def run_step(
     games: int,
     seconds: float,
     probe: Callable[[], dict[str, Any]],
+    think: tuple[float, float] | None = None,
 ) -> tuple[list[GameLog], float, float, dict[str, Any], dict[str, Any]]:
     """Play ``games`` games at once for ``seconds``; return every game's log,
     the measuring window, and ``probe()`` read as it opens and once every
     push of it has landed."""
-    prepare = prepare_yacht_game if server == "yacht" else prepare_floor_game
+    prepare = prepare_floor_game if server == "floor" else prepare_yacht_game
     counter = iter(range(10**9))
     go = asyncio.Event()
     window: dict[str, float] = {}
@@ -233,6 +243,7 @@ async def run_step(
                         everyone_here=here,
                         stop_acting_at=window["end"],
                         idle_timeout=IDLE_TIMEOUT,
+                        think=think,
                     )
                 )
                 for seat, ws in enumerate(sockets)
@@ -248,6 +259,10 @@ async def run_step(
                     await asyncio.sleep(0.05)
             for task in tasks:
                 task.cancel()
+            # Collect what each reader ended with (a socket the server closed
+            # first ends its reader with ConnectionClosedOK): counted in the
+            # log already, it must not surface as "never retrieved" noise.
+            await asyncio.gather(*tasks, return_exceptions=True)
             for ws in sockets:
                 await ws.close()
             if time.perf_counter() >= window["end"]:
@@ -271,16 +286,22 @@ async def run_step(
 
 
 def measure(
-    profile: str, server: str, games: int, seconds: float, processes: int, push_chars: float
+    profile: str,
+    server: str,
+    games: int,
+    seconds: float,
+    processes: int,
+    push_chars: float,
+    think: tuple[float, float] | None = None,
 ) -> Step:
     env = PROFILES[profile]
     cluster = Cluster(
         processes=processes,
         database_url=env["DATABASE_URL"],
         redis_url=env["REDIS_URL"],
-        application="yachtsite.asgi:application"
-        if server == "yacht"
-        else "bench.floor_asgi:application",
+        application="bench.floor_asgi:application"
+        if server == "floor"
+        else "yachtsite.asgi:application",
         env={"FLOOR_MESSAGE_CHARS": str(round(push_chars)), **LOAD_TEST_LIMITS},
         name=f"bench-{profile.replace('+', '-')}",
     ).start()
@@ -300,7 +321,7 @@ def measure(
         # Setting up 200 games is a few thousand HTTP requests: more threads.
         loop.set_default_executor(ThreadPoolExecutor(max_workers=16))
         logs, start, end, before, after = loop.run_until_complete(
-            run_step(cluster.urls, server, games, seconds, probe)
+            run_step(cluster.urls, server, games, seconds, probe, think)
         )
         loop.close()
         peak_kb = max(status_kb(pid, "VmHWM") for pid in cluster.pids)
@@ -498,6 +519,20 @@ def prepare_databases(profiles: list[str]) -> None:
         Cluster(processes=1, database_url=env["DATABASE_URL"], redis_url=env["REDIS_URL"]).migrate()
 
 
+# A person's pause before each action, in seconds, and what a paced step
+# must show to count as held.
+THINK = (1.0, 3.0)
+PACED_P99_MS = 150.0
+
+
+def holds(step: Step) -> bool:
+    return (
+        step.actions > 0
+        and step.p99_ms <= PACED_P99_MS
+        and not (step.lost_pushes or step.timeouts or step.errors)
+    )
+
+
 def fmt_ratio(value: float, floor: float) -> str:
     return f"{value / floor:.2f}x" if floor else "-"
 
@@ -535,6 +570,22 @@ def report(steps: list[Step]) -> None:
         )
         if s.error_codes:
             print(f"    error codes: {s.error_codes}")
+    paced = [s for s in steps if s.server == "human"]
+    if paced:
+        print(
+            f"\nhuman-paced, open loop (each player acts {THINK[0]:g}-{THINK[1]:g} s after "
+            f"its turn's push): held = p99 <= {PACED_P99_MS:g} ms, nothing lost, no errors"
+        )
+        for s in paced:
+            print(
+                f"{s.profile:15} N={s.games:<4} {s.actions_per_s:>6.0f} act/s  "
+                f"p50 {s.p50_ms:>6.1f}  p99 {s.p99_ms:>7.1f} ms  lost {s.lost_pushes}  "
+                f"timeouts {s.timeouts}  errors {s.errors}  daphne {s.daphne_cores:.2f} cores  "
+                f"{s.daphne_ms_per_action:.2f} ms/act  {'held' if holds(s) else 'NOT held'}"
+            )
+        for profile in dict.fromkeys(s.profile for s in paced):
+            held = [s.games for s in paced if s.profile == profile and holds(s)]
+            print(f"{profile}: one run holds {max(held) if held else 'fewer than the first'} games")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -546,6 +597,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--processes", type=int, default=1, help="daphne processes (Redis only)")
     parser.add_argument("--idle-sockets", type=int, default=None, help="default 2000")
     parser.add_argument("--updates", type=int, default=200, help="updates to profile")
+    parser.add_argument(
+        "--human",
+        default=None,
+        help="human-paced ramp: comma-separated N (default 100,200,300,400; '' skips)",
+    )
+    parser.add_argument(
+        "--human-seconds", type=float, default=None, help="window per paced step (default 30)"
+    )
     parser.add_argument("--profile-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -554,6 +613,9 @@ def main(argv: list[str] | None = None) -> None:
         return
 
     seconds = args.seconds or (2.0 if args.quick else 5.0)
+    paced_seconds = args.human_seconds or (15.0 if args.quick else 30.0)
+    human = args.human if args.human is not None else "100,200,300,400"
+    ramp = [int(n) for n in human.split(",") if n]
     idle = args.idle_sockets if args.idle_sockets is not None else (500 if args.quick else 2000)
     profiles = args.profiles.split(",")
     counts = [int(n) for n in args.games.split(",")]
@@ -569,6 +631,16 @@ def main(argv: list[str] | None = None) -> None:
                 measure(profile, "floor", games, seconds, processes, yacht.mean_push_chars)
             )
             print(f"{profile} N={games}: {yacht.actions_per_s:.0f} actions/s", file=sys.stderr)
+        for games in ramp:
+            paced = measure(profile, "human", games, paced_seconds, processes, 0, THINK)
+            steps.append(paced)
+            print(
+                f"{profile} N={games} human-paced: p99 {paced.p99_ms:.0f} ms, "
+                f"lost {paced.lost_pushes}, timeouts {paced.timeouts}",
+                file=sys.stderr,
+            )
+            if not holds(paced):
+                break  # the ramp stops at the first N it does not hold
         if idle:
             extras[f"idle {profile}"] = idle_rss(profile, idle)
         child = subprocess.run(
