@@ -23,7 +23,7 @@ from django.db import DatabaseError
 from django.utils import translation
 from redis.exceptions import RedisError
 
-from games import botplay, limits, viewcache
+from games import botplay, limits, services, turnclock, viewcache
 from games.actions import BadMessage, Declaration, parse
 from games.broadcast import group_name
 from games.guests import guest_id_of
@@ -114,11 +114,15 @@ class GameConsumer(AsyncWebsocketConsumer):
         # Join the group before reading the state, so no push can fall between.
         self.group = group_name(self.token)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        # A turn clock that ran out while nobody was connected is honoured now.
+        await database_sync_to_async(services.game_clock_check)(self.token)
         snap, self.seat = await database_sync_to_async(self._load)()
         await self._show(snap)
-        # A bot whose step was lost with a restarted process moves again now.
+        # A bot whose step was lost with a restarted process moves again now,
+        # and a running turn clock is armed here too.
         live.remember(asyncio.get_running_loop())
         botplay.schedule(snap)
+        turnclock.schedule(snap)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         try:
@@ -200,6 +204,10 @@ class GameConsumer(AsyncWebsocketConsumer):
         # Group membership expires after a day on Redis: renew it, so a tab
         # left open for days goes on hearing pushes.
         await self.channel_layer.group_add(self.group, self.channel_name)
+        # A page whose clock reached zero asks: a deadline no timer acted on
+        # (its process gone) is honoured now, and the new version follows.
+        if await database_sync_to_async(services.game_clock_check)(self.token):
+            return
         if asked is not None and asked == current:
             await self.send(text_data=json.dumps({"type": "current", "version": current}))
             return
@@ -234,6 +242,9 @@ class GameConsumer(AsyncWebsocketConsumer):
         # Every process watching a game of bots steps it (once per process):
         # the one that committed the last step may have nobody watching.
         botplay.schedule(snap)
+        # Every process with a socket of the game arms the turn clock, so the
+        # deadline is kept if the process that committed this version dies.
+        turnclock.schedule(snap)
         # Seats are taken in the lobby and closed at the start: look ours up
         # again, then show exactly the version pushed (a fresh read of the
         # whole game could already be a later one, and this socket would never

@@ -157,6 +157,10 @@ def announcement(snap: Snapshot, me: int | None) -> str:
         parts.append(_("A bot is playing for %(name)s until they return.") % {"name": who})
     elif kind == "take_back":
         parts.append(_("%(name)s is back.") % {"name": who})
+    elif kind == "clock":
+        parts.append(
+            _("%(name)s ran out of time: a bot plays for them until they return.") % {"name": who}
+        )
     elif kind == "roll":
         dice = ", ".join(str(d) for d in last["dice"])
         parts.append(_("%(name)s rolled %(dice)s.") % {"name": who, "dice": dice})
@@ -247,6 +251,21 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "absent_from": absent_from,
         "absent_after": settings.YACHT_ABSENT_AFTER,
         "bot_levels": BOT_LEVELS,
+        "clock": _clock(snap, current),
+    }
+
+
+def _clock(snap: Snapshot, current: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The turn clock as the table shows it, while one runs."""
+    if snap["deadline"] is None or current is None:
+        return None
+    return {
+        "deadline": snap["deadline"],
+        "seconds": snap["turn_seconds"],
+        # The page counts down from here; a render cached for this version
+        # cannot know how much of the turn has passed.
+        "text": f"{snap['turn_seconds'] // 60}:{snap['turn_seconds'] % 60:02d}",
+        "label": _("Time left for %(name)s's turn") % {"name": current["name"]},
     }
 
 

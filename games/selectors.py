@@ -19,7 +19,9 @@ if TYPE_CHECKING:
     from games.solver.review import SeatReview
 
 # What produced a version, for announcing it: the kinds of push.
-LastKind = Literal["join", "leave", "start", "roll", "score", "rematch", "stand_in", "take_back"]
+LastKind = Literal[
+    "join", "leave", "start", "roll", "score", "rematch", "stand_in", "take_back", "clock"
+]
 # Each kind as docs/protocol.md tells it (written from here by manage.py protocol_doc).
 LAST_KINDS: dict[LastKind, str] = {
     "join": "a person or a bot took a seat in the lobby",
@@ -30,6 +32,8 @@ LAST_KINDS: dict[LastKind, str] = {
     "rematch": "the players moved to a new game (see `rematch`)",
     "stand_in": "a bot now plays for `seat`, whose person was idle",
     "take_back": "the person of `seat` took it back from the bot",
+    "clock": "the turn clock of `seat` ran out: the stand-in bot plays for it until its "
+    "person acts",
 }
 
 
@@ -65,6 +69,10 @@ class Snapshot(TypedDict):
     seat_count: int
     hints: bool
     acted_at: float | None
+    turn_seconds: int  # the turn clock, 0 for none
+    # When the seat to move runs out of time (seconds since the epoch), if a clock runs.
+    deadline: float | None
+    spectator_chat: bool
     categories: list[str]
     upper_bonus_threshold: int | None
     current_seat: int | None
@@ -179,6 +187,9 @@ def snapshot(
         "seat_count": game.seat_count,
         "hints": game.hints,
         "acted_at": game.acted_at.timestamp() if game.acted_at else None,
+        "turn_seconds": game.turn_seconds,
+        "deadline": game.turn_deadline.timestamp() if playing and game.turn_deadline else None,
+        "spectator_chat": game.spectator_chat,
         "categories": list(ruleset.category_keys),
         "upper_bonus_threshold": ruleset.upper_bonus_threshold,
         "current_seat": game.current_seat if playing else None,
@@ -259,6 +270,7 @@ def rules_table(
         game=state,
         hints=game.hints,
         absent=idle >= settings.YACHT_ABSENT_AFTER,
+        spectator_chat=game.spectator_chat,
     )
 
 
@@ -283,6 +295,7 @@ def snapshot_table(snap: Snapshot, *, absent: bool) -> rules.Table:
         game=state,
         hints=snap["hints"],
         absent=absent,
+        spectator_chat=snap["spectator_chat"],
     )
 
 

@@ -3,6 +3,7 @@ websocket; pages only create, join and show."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -70,6 +71,7 @@ def home(request: HttpRequest) -> HttpResponse:
                 hints=form.cleaned_data["hints"],
                 bot_level=form.cleaned_data["opponents"],
                 watch=form.cleaned_data["watch"],
+                turn_seconds=form.cleaned_data["turn_seconds"] or 0,
             )
         except GameError as error:
             form.add_error(None, error_message(error.code))
@@ -89,6 +91,9 @@ def _game_or_404(token: str) -> Game:
 @require_GET
 def game(request: HttpRequest, token: str) -> HttpResponse:
     game = _game_or_404(token)
+    # A turn clock that ran out while nobody was connected is honoured now.
+    if services.game_clock_check(game.token):
+        game.refresh_from_db()
     # Only read: a visitor who just looks gets no session row of their own.
     seat = seat_of(game, guest_id_of(request.session))
     snap = game_snapshot(game)
@@ -101,6 +106,7 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
         "invite_url": request.build_absolute_uri(request.path),
         "join_form": JoinForm() if can_join else None,
         "language": get_language(),
+        "server_now": time.time(),
         **table_context(snap, me),
     }
     return render(request, "games/game.html", context)

@@ -58,6 +58,8 @@ class Table:
     # The seat to move has been idle past the grace period, so the others
     # may let a bot stand in for it.
     absent: bool = False
+    # Spectators may write in the table's chat (the host decides).
+    spectator_chat: bool = True
 
 
 Check = Callable[[Table, int | None, bool], str | None]

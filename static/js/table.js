@@ -116,6 +116,7 @@
       }
     }
     showHolds();
+    tickClock();
     if (focused) table.querySelector(focused)?.focus();
     if (gap) resync();
   }
@@ -165,6 +166,28 @@
       resync();
     }
   }, 5000);
+
+  // The turn clock counts down to the deadline the server set (and
+  // enforces), on the server's time: the page learnt the difference between
+  // the two clocks when it loaded. When it reaches zero and no table has
+  // come to say so, the page asks, and the server acts on the deadline.
+  const clockSkew = Number(root.dataset.serverNow || 0) ? Number(root.dataset.serverNow) - Date.now() / 1000 : 0;
+  let askedAtZero = 0;
+  function tickClock() {
+    const clock = table.querySelector("[data-deadline]");
+    if (!clock) return;
+    const left = Math.max(0, Number(clock.dataset.deadline) - (Date.now() / 1000 + clockSkew));
+    const whole = Math.ceil(left);
+    clock.querySelector("[data-clock-text]").textContent = `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+    const share = Math.min(100, (100 * left) / Number(clock.dataset.seconds || 1));
+    clock.querySelector(".turn-clock-left")?.setAttribute("stroke-dasharray", `${share.toFixed(1)} 100`);
+    clock.classList.toggle("turn-clock-low", left <= 10);
+    if (left <= 0 && Number(clock.dataset.deadline) !== askedAtZero && Date.now() / 1000 + clockSkew > Number(clock.dataset.deadline) + 1.5) {
+      askedAtZero = Number(clock.dataset.deadline);
+      resync();
+    }
+  }
+  setInterval(tickClock, 250);
 
   // A stalled turn: the others' "let a bot play" button wakes up when the
   // grace period is over (the server checks the time again).
