@@ -13,3 +13,4 @@ class GamesConfig(AppConfig):
         # What follows every commit, in order: the push, then a bot's next
         # step, then the turn clock's timer.
         live.after_commit[:] = [broadcast.push_snapshot, botplay.schedule, turnclock.schedule]
+        live.after_chat[:] = [broadcast.push_chat]

@@ -29,9 +29,16 @@ from games.broadcast import group_name
 from games.guests import guest_id_of
 from games.live import live
 from games.messages import error_message
-from games.rendering import hint_message
+from games.rendering import chat_lines_html, hint_message
 from games.rules import GameError
-from games.selectors import Snapshot, game_by_token, game_viewed_by, seat_order
+from games.selectors import (
+    ChatLine,
+    Snapshot,
+    game_by_token,
+    game_chat_lines,
+    game_viewed_by,
+    seat_order,
+)
 from yachtsite.clientaddr import scope_address
 
 log = logging.getLogger(__name__)
@@ -118,6 +125,15 @@ class GameConsumer(AsyncWebsocketConsumer):
         await database_sync_to_async(services.game_clock_check)(self.token)
         snap, self.seat = await database_sync_to_async(self._load)()
         await self._show(snap)
+        # The chat as it is now, for a page that may have missed lines
+        # while its socket was away (a fresh page shows them already).
+        lines = await database_sync_to_async(game_chat_lines)(self.token)
+        if lines:
+            await self.send(
+                text_data=json.dumps(
+                    {"type": "chat_log", "html": chat_lines_html(lines, self.language)}
+                )
+            )
         # A bot whose step was lost with a restarted process moves again now,
         # and a running turn clock is armed here too.
         live.remember(asyncio.get_running_loop())
@@ -260,6 +276,10 @@ class GameConsumer(AsyncWebsocketConsumer):
                 log.warning("database unavailable for game %s", self.token, exc_info=True)
                 return
         await self._show(snap)
+
+    async def game_chat(self, event: dict[str, Any]) -> None:
+        line: ChatLine = event["line"]
+        await self.send(text_data=viewcache.chat_text(line, self.language))
 
     async def _show(self, snap: Snapshot, *, force: bool = False) -> None:
         if snap["version"] < self.shown_version or (

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from games import rules
-from games.models import Game, Move, Player, ScoreEntry
+from games.models import ChatMessage, Game, Move, Player, ScoreEntry
 
 if TYPE_CHECKING:
     # Only for annotations: the solver loads numpy, which pages that never
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 # What produced a version, for announcing it: the kinds of push.
 LastKind = Literal[
-    "join", "leave", "start", "roll", "score", "rematch", "stand_in", "take_back", "clock"
+    "join", "leave", "start", "roll", "score", "rematch", "stand_in", "take_back", "clock", "chat"
 ]
 # Each kind as docs/protocol.md tells it (written from here by manage.py protocol_doc).
 LAST_KINDS: dict[LastKind, str] = {
@@ -32,6 +32,7 @@ LAST_KINDS: dict[LastKind, str] = {
     "rematch": "the players moved to a new game (see `rematch`)",
     "stand_in": "a bot now plays for `seat`, whose person was idle",
     "take_back": "the person of `seat` took it back from the bot",
+    "chat": "the host opened or closed the chat to spectators (see `spectator_chat`)",
     "clock": "the turn clock of `seat` ran out: the stand-in bot plays for it until its "
     "person acts",
 }
@@ -89,6 +90,44 @@ class Snapshot(TypedDict):
     commitment: str
     seed: str | None
     last: Last | None
+
+
+class ChatLine(TypedDict):
+    """One line of a table's chat, as pushed (docs/protocol.md's ``chat``)."""
+
+    id: int
+    token: str
+    seat: int | None  # None: a spectator
+    name: str  # the seat's name when it was said ("" for a spectator)
+    text: str  # free text, or "" for a quick phrase or reaction
+    code: str  # a quick phrase's or reaction's code, or ""
+    at: float
+
+
+# A table shows its latest lines; the admin keeps them all.
+CHAT_LINES_SHOWN = 50
+
+
+def chat_line(line: ChatMessage, token: str) -> ChatLine:
+    return {
+        "id": line.pk,
+        "token": token,
+        "seat": line.player.order if line.player else None,
+        "name": line.name,
+        "text": line.text,
+        "code": line.code,
+        "at": line.created_at.timestamp(),
+    }
+
+
+def game_chat_lines(token: str) -> list[ChatLine]:
+    """The latest lines of a game's chat, oldest first."""
+    rows = (
+        ChatMessage.objects.filter(game__token=token)
+        .select_related("player")
+        .order_by("-pk")[:CHAT_LINES_SHOWN]
+    )
+    return [chat_line(line, token) for line in reversed(rows)]
 
 
 def last_action(kind: LastKind, seat: int | None = None, move: Move | None = None) -> Last:

@@ -18,12 +18,24 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import rules
+from games.chat import read_chat
 from games.live import live
-from games.models import BOT_LEVELS, MAX_SEATS, TURN_CLOCKS, Game, Move, Player, ScoreEntry
+from games.models import (
+    BOT_LEVELS,
+    MAX_SEATS,
+    TURN_CLOCKS,
+    ChatMessage,
+    Game,
+    Move,
+    Player,
+    ScoreEntry,
+)
 from games.names import bot_name, clean_name, require_distinct
 from games.rules import GameError, fairness
 from games.selectors import (
     Last,
+    chat_line,
+    game_by_token,
     game_players,
     game_state,
     last_action,
@@ -507,3 +519,44 @@ def game_roll(*, token: str, guest_id: str, version: int, hold: Collection[int] 
 def game_score(*, token: str, guest_id: str, version: int, category: str) -> Game:
     """Score the current dice in the box ``category``."""
     return game_act(token=token, guest_id=guest_id, version=version, action=rules.Score(category))
+
+
+def game_chat(
+    *, token: str, guest_id: str, text: str | None = None, phrase: str | None = None
+) -> None:
+    """Say something at the table: free text, or a quick phrase or reaction
+    by its code. The name shown is the speaker's seat's, looked up here.
+
+    Chat is not a change of the game: it takes no lock and leaves the
+    version alone (a line said during a move can never make that move
+    stale), and its push is a message of its own, sent once committed.
+    """
+    game = game_by_token(token)
+    if game is None:
+        raise GameError("no_such_game")
+    players = game_players(game)
+    me = seat_among(players, guest_id)
+    rules.require(rules_table(game, players, None), me.order if me else None, "chat")
+    body, code = read_chat(text, phrase)
+    with transaction.atomic():
+        line = ChatMessage.objects.create(
+            game=game, player=me, name=me.name if me else "", text=body, code=code
+        )
+        transaction.on_commit(functools.partial(live.chatted, chat_line(line, game.token)))
+
+
+def game_spectator_chat(*, token: str, guest_id: str, on: int) -> Game:
+    """The host opens (1) or closes (0) the table's chat to spectators."""
+    with transaction.atomic():
+        game = _locked(token)
+        players = game_players(game)
+        me = _check(game, players, guest_id, "spectator_chat")
+        game.spectator_chat = bool(on)
+        _commit(
+            game,
+            players,
+            _state(game, players),
+            fields=["spectator_chat"],
+            last=last_action("chat", me.order if me else None),
+        )
+    return game

@@ -25,10 +25,11 @@ from games.labels import RULESET_NAMES
 from games.live import live
 from games.messages import error_message
 from games.models import Game
-from games.rendering import review_rows, table_context
+from games.rendering import chat_panel_context, review_rows, table_context
 from games.rules import RULESETS, GameError, get_ruleset
 from games.selectors import (
     game_by_token,
+    game_chat_lines,
     game_review,
     game_snapshot,
     games_hosted_since,
@@ -108,6 +109,7 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
         "language": get_language(),
         "server_now": time.time(),
         **table_context(snap, me),
+        **chat_panel_context(snap, me, game_chat_lines(game.token)),
     }
     return render(request, "games/game.html", context)
 

@@ -11,6 +11,8 @@
   const announcer = root.querySelector("[data-announce]");
   const connection = root.querySelector("[data-connection]");
   const connectionText = connection.querySelector(".connection-text");
+  const chat = root.querySelector("[data-chat]");
+  const chatLog = chat?.querySelector("[data-chat-log]");
 
   let shown = Number(root.dataset.version) || 0;
   let holds = new Set(currentHolds());
@@ -86,6 +88,10 @@
       return;
     }
     if (message.type === "current") return;
+    if (message.type === "chat" || message.type === "chat_log") {
+      showChat(message);
+      return;
+    }
     if (message.type === "hint") {
       if (message.version === shown) hintBox.innerHTML = message.html;
       return;
@@ -101,6 +107,7 @@
     if (changed) clearTimeout(answerTimer);
     shown = message.version;
     root.dataset.version = String(shown);
+    chatSettings(message.seat, message.state.spectator_chat);
     const focused = focusKey(document.activeElement);
     table.innerHTML = message.html;
     if (changed) {
@@ -149,14 +156,71 @@
   // the action carries one), the button's fixed fields (data-args, JSON), and
   // the fields the player sets on the page, each from its element marked
   // data-param for this action: a select's value, or a group's pressed dice.
+  // A field inside a form belongs to that form's own button only.
   function act(button) {
     const action = button.dataset.action;
     const message = { action, version: shown, ...JSON.parse(button.dataset.args || "{}") };
-    table.querySelectorAll(`[data-for="${action}"][data-param]`).forEach((element) => {
+    root.querySelectorAll(`[data-for="${action}"][data-param]`).forEach((element) => {
+      if (element.form && element.form !== button.form) return;
       message[element.dataset.param] =
         element.matches("select, input") ? element.value : [...holds].sort();
     });
-    if (send(message) && action !== "hint") expectAnswer();
+    const sent = send(message);
+    // A hint and a chat line answer with messages of their own, not a new table.
+    if (sent && action !== "hint" && action !== "chat") expectAnswer();
+    return sent;
+  }
+
+  // The table's chat: lines arrive rendered in this page's language (a
+  // quick phrase in the reader's own words) and are added in order.
+  function showChat(message) {
+    if (!chatLog) return;
+    const atBottom = chatLog.scrollHeight - chatLog.scrollTop - chatLog.clientHeight < 24;
+    if (message.type === "chat_log") {
+      chatLog.innerHTML = message.html;
+    } else if (!chatLog.querySelector(`[data-chat-id="${message.id}"]`)) {
+      chatLog.insertAdjacentHTML("beforeend", message.html);
+    }
+    chat.querySelector("[data-chat-none]").hidden = chatLog.children.length > 0;
+    if (atBottom || message.type === "chat_log") chatLog.scrollTop = chatLog.scrollHeight;
+  }
+
+  // Who may write follows the table: a spectator only while the host lets them.
+  function chatSettings(seat, spectatorsMayChat) {
+    if (!chat) return;
+    const open = seat !== null || spectatorsMayChat;
+    chat.querySelector("[data-chat-compose]").hidden = !open;
+    chat.querySelector("[data-chat-closed]").hidden = open;
+    chat.querySelectorAll("[data-chat-when]").forEach((button) => {
+      button.hidden = (button.dataset.chatWhen === "open") !== spectatorsMayChat;
+    });
+  }
+
+  // Anyone may hide the chat for themselves; this browser remembers it.
+  const CHAT_HIDDEN_KEY = "yacht.chatHidden";
+  function chatHidden(hidden) {
+    const toggle = chat.querySelector("[data-chat-toggle]");
+    chat.classList.toggle("chat-hidden", hidden);
+    chat.querySelector(".chat-body").hidden = hidden;
+    toggle.setAttribute("aria-expanded", String(!hidden));
+    toggle.textContent = hidden ? toggle.dataset.labelShow : toggle.dataset.labelHide;
+  }
+  if (chat) {
+    let stored = null;
+    try { stored = localStorage.getItem(CHAT_HIDDEN_KEY); } catch (e) { stored = null; }
+    chatHidden(stored === "1");
+    chat.querySelector("[data-chat-toggle]").addEventListener("click", () => {
+      const hidden = !chat.classList.contains("chat-hidden");
+      chatHidden(hidden);
+      try { localStorage.setItem(CHAT_HIDDEN_KEY, hidden ? "1" : "0"); } catch (e) { /* private mode: not remembered */ }
+    });
+    chat.querySelector("[data-chat-form]").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const input = chat.querySelector("#chat-text");
+      if (!input.value.trim()) return;
+      if (act(event.target.querySelector("[data-action]"))) input.value = "";
+    });
+    if (chatLog) chatLog.scrollTop = chatLog.scrollHeight;
   }
 
   setInterval(() => {
@@ -214,14 +278,15 @@
     setTimeout(() => { announcer.textContent = text; }, 50);
   }
 
-  table.addEventListener("click", (event) => {
+  root.addEventListener("click", (event) => {
     const die = event.target.closest(".die");
-    if (die && !die.disabled) {
+    if (die && !die.disabled && table.contains(die)) {
       toggleHold(Number(die.dataset.die));
       return;
     }
     const button = event.target.closest("[data-action]");
-    if (button && !button.disabled) act(button);
+    // A form's button acts through the form's submit (Enter does too).
+    if (button && !button.disabled && !button.form) act(button);
   });
 
   document.addEventListener("keydown", (event) => {
