@@ -237,7 +237,9 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         )
     current = next((s for s in seats if s["is_current"]), None)
     absent_from = None
-    if "hand_to_bot" in can and snap["acted_at"] is not None:
+    # With a turn clock running, the clock hands the turn to a bot: the
+    # grace period's offer would only say the same thing later.
+    if "hand_to_bot" in can and snap["acted_at"] is not None and snap["deadline"] is None:
         absent_from = snap["acted_at"] + settings.YACHT_ABSENT_AFTER
     return {
         "snap": snap,

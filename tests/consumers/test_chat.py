@@ -61,7 +61,7 @@ async def test_free_text_is_escaped_and_the_name_comes_from_the_seat_not_the_mes
     html = (await chat_of(ana))["html"]
     assert "<script>" not in html and "<b>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;hi&lt;/b&gt;" in html
-    assert '<span class="chat-name">Bo</span>' in html
+    assert '<span class="chat-name">Bo<span aria-hidden="true">:</span></span>' in html
     # ...and escaped on the page too, after a refresh.
     page = await sync_to_async(lambda: PageClient().get(f"/en/g/{game.token}/"))()
     text = page.content.decode()
