@@ -22,8 +22,10 @@ def shoot(page: Page, name: str) -> None:
 
 
 def no_sideways_scroll(page: Page) -> None:
+    viewport = page.viewport_size
+    assert viewport is not None
     width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= page.viewport_size["width"], width
+    assert width <= viewport["width"], width
 
 
 def test_two_friends_play_on_a_clock_and_chat_each_in_their_own_language(new_page):
