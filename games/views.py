@@ -18,7 +18,7 @@ from django.utils.translation import get_language, get_language_from_path
 from django.views import i18n
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import limits, rules_pages, services
+from games import limits, records, rules_pages, services
 from games.forms import JoinForm, NewGameForm
 from games.guests import ensure_guest_id, guest_id_of, took_a_seat
 from games.labels import RULESET_NAMES
@@ -45,6 +45,11 @@ def health(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok", "sockets": live.sockets, "counts": dict(live.counts)})
 
 
+def _unfinished(request: HttpRequest) -> list[records.MyGame]:
+    games = records.guest_games(guest_id_of(request.session))
+    return [g for g in games if g.status != Game.Status.FINISHED][:5]
+
+
 @require_http_methods(["GET", "POST"])
 def home(request: HttpRequest) -> HttpResponse:
     form = NewGameForm(request.POST or None)
@@ -62,7 +67,12 @@ def home(request: HttpRequest) -> HttpResponse:
         )
         if refused:
             form.add_error(None, error_message(refused))
-            return render(request, "games/home.html", {"form": form}, status=429)
+            return render(
+                request,
+                "games/home.html",
+                {"form": form, "unfinished": _unfinished(request)},
+                status=429,
+            )
         try:
             game = services.game_create(
                 guest_id=guest,
@@ -79,7 +89,11 @@ def home(request: HttpRequest) -> HttpResponse:
         else:
             took_a_seat(request)
             return redirect("game", token=game.token)
-    return render(request, "games/home.html", {"form": form})
+    return render(
+        request,
+        "games/home.html",
+        {"form": form, "unfinished": _unfinished(request)},
+    )
 
 
 def _game_or_404(token: str) -> Game:
@@ -112,6 +126,31 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
         **chat_panel_context(snap, me, game_chat_lines(game.token)),
     }
     return render(request, "games/game.html", context)
+
+
+@require_GET
+def my_games(request: HttpRequest) -> HttpResponse:
+    """The games this browser has a seat at: a returning guest finds an
+    unfinished game without keeping its link. Only read: a visitor with no
+    session gets none."""
+    games = records.guest_games(guest_id_of(request.session))
+    return render(
+        request,
+        "games/my_games.html",
+        {
+            "playing": [g for g in games if g.status == Game.Status.PLAYING],
+            "lobby": [g for g in games if g.status == Game.Status.LOBBY],
+            "finished": [g for g in games if g.status == Game.Status.FINISHED],
+        },
+    )
+
+
+@require_GET
+def my_stats(request: HttpRequest) -> HttpResponse:
+    """How this browser's guest plays, per rule set, from their finished games."""
+    return render(
+        request, "games/my_stats.html", {"stats": records.guest_stats(guest_id_of(request.session))}
+    )
 
 
 @require_GET

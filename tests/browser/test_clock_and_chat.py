@@ -16,8 +16,10 @@ pytestmark = pytest.mark.browser
 SCREENS = ROOT / "artifacts" / "screens"
 
 
-def shoot(page: Page, name: str) -> None:
+def shoot(page: Page, name: str, *, top: bool = True) -> None:
     SCREENS.mkdir(parents=True, exist_ok=True)
+    if top:
+        page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(Path(SCREENS) / f"{name}.png"), full_page=False)
 
 
@@ -72,13 +74,11 @@ def test_two_friends_play_on_a_clock_and_chat_each_in_their_own_language(new_pag
     expect(watcher.get_by_role("timer")).to_be_visible()
     expect(watcher.locator(".chat-log")).to_contain_text("Good game!")
 
-    for page in (ana, bo):
-        page.evaluate("window.scrollTo(0, 0)")
     shoot(ana, "table-clock-chat-1280-ca")
     shoot(bo, "table-clock-375-it")
     shoot(watcher, "table-clock-chat-1280-spectator-en")
     bo.locator(".chat-panel").scroll_into_view_if_needed()
-    shoot(bo, "table-chat-375-it")
+    shoot(bo, "table-chat-375-it", top=False)
     for page in (ana, bo, watcher):
         no_sideways_scroll(page)
 
