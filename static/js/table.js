@@ -235,15 +235,24 @@
   // enforces), on the server's time: the page learnt the difference between
   // the two clocks when it loaded. When it reaches zero and no table has
   // come to say so, the page asks, and the server acts on the deadline.
-  const clockSkew = Number(root.dataset.serverNow || 0) ? Number(root.dataset.serverNow) - Date.now() / 1000 : 0;
+  // The server's clock was read as the page's response began to arrive.
+  function skew() {
+    const serverNow = Number(root.dataset.serverNow || 0);
+    if (!serverNow) return 0;
+    const navigation = performance.getEntriesByType?.("navigation")[0];
+    const arrived = navigation ? performance.timeOrigin + navigation.responseStart : Date.now();
+    return serverNow - arrived / 1000;
+  }
+  const clockSkew = skew();
   let askedAtZero = 0;
   function tickClock() {
     const clock = table.querySelector("[data-deadline]");
     if (!clock) return;
-    const left = Math.max(0, Number(clock.dataset.deadline) - (Date.now() / 1000 + clockSkew));
+    const seconds = Number(clock.dataset.seconds || 1);
+    const left = Math.min(seconds, Math.max(0, Number(clock.dataset.deadline) - (Date.now() / 1000 + clockSkew)));
     const whole = Math.ceil(left);
     clock.querySelector("[data-clock-text]").textContent = `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
-    const share = Math.min(100, (100 * left) / Number(clock.dataset.seconds || 1));
+    const share = (100 * left) / seconds;
     clock.querySelector(".turn-clock-left")?.setAttribute("stroke-dasharray", `${share.toFixed(1)} 100`);
     clock.classList.toggle("turn-clock-low", left <= 10);
     if (left <= 0 && Number(clock.dataset.deadline) !== askedAtZero && Date.now() / 1000 + clockSkew > Number(clock.dataset.deadline) + 1.5) {

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from games.models import Game
 from tests.live import ROOT
 
 pytestmark = pytest.mark.browser
@@ -90,3 +91,32 @@ def test_two_friends_play_on_a_clock_and_chat_each_in_their_own_language(new_pag
     expect(bo.locator(".chat-log")).to_be_hidden()
     expect(bo.locator("[data-chat-toggle]")).to_have_attribute("aria-expanded", "false")
     expect(ana.locator(".chat-log")).to_be_visible()
+
+
+def test_when_the_clock_runs_out_the_bot_plays_the_turn_and_the_player_takes_the_seat_back(
+    new_page,
+):
+    ana = new_page(width=1280, height=800)
+    ana.goto("/en/")
+    ana.get_by_label("Your name").fill("Ana")
+    ana.get_by_label("Turn clock").select_option("30")
+    ana.get_by_role("button", name="Start a game").click()
+    expect(ana.locator("[data-connection=open]")).to_be_visible()
+    invite = ana.locator("#invite-link").input_value()
+    bo = new_page(width=375, height=812)
+    bo.goto(invite)
+    bo.get_by_label("Your name").fill("Bo")
+    bo.get_by_role("button", name="Join as this name").click()
+    expect(ana.locator(".lobby-seats")).to_contain_text("Bo")
+    # Three seconds instead of thirty, so the test does not wait.
+    Game.objects.filter(token=invite.rstrip("/").rsplit("/", 1)[1]).update(turn_seconds=3)
+    ana.get_by_role("button", name="Start the game").click()
+    expect(ana.get_by_role("heading", name="Your turn")).to_be_visible()
+    expect(ana.locator(".turn-clock-low")).to_be_visible()
+    shoot(ana, "table-clock-low-1280")
+    # Ana does nothing: the bot plays her turn, and it is Bo's, on his clock.
+    expect(bo.get_by_role("heading", name="Your turn")).to_be_visible(timeout=15_000)
+    expect(bo.get_by_role("timer")).to_be_visible()
+    expect(ana.get_by_text("A bot is keeping your seat while you were away.")).to_be_visible()
+    ana.get_by_role("button", name="Take my seat back").click()
+    expect(ana.get_by_text("A bot is keeping your seat while you were away.")).to_be_hidden()
