@@ -62,6 +62,7 @@ class NewGameForm(forms.Form):
         initial=0,
         # Left out (an older form, a script): no clock.
         required=False,
+        widget=forms.Select(attrs={"aria-describedby": "turn-clock-help"}),
         help_text=_(
             "When a player's time runs out, a bot plays that turn for them; they take their "
             "seat back by acting."

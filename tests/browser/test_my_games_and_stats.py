@@ -37,6 +37,8 @@ def test_a_guest_leaves_then_finds_the_unfinished_game_again_and_reads_their_sta
     playing = factories.started_game(3, guests=guests, host_name="Ana")
 
     ana.goto("/en/")
+    expect(ana.get_by_role("heading", name="Your unfinished games")).to_be_visible()
+    shoot(ana, "home-1280")
     ana.get_by_role("link", name="My games").first.click()
     expect(ana.get_by_role("heading", name="My games")).to_be_visible()
     turn = ana.locator(".my-game-turn")
@@ -63,6 +65,8 @@ def test_a_guest_leaves_then_finds_the_unfinished_game_again_and_reads_their_sta
     phone.goto("/ca/my/stats/")
     expect(phone.locator("#stats-yacht")).to_be_visible()
     shoot(phone, "my-stats-375-ca")
+    phone.locator(".stats-chart").first.scroll_into_view_if_needed()
+    shoot(phone, "my-stats-375-ca-chart", top=False)
     no_sideways_scroll(phone)
     phone.goto("/ca/")
     expect(phone.get_by_role("heading", name="Les teves partides sense acabar")).to_be_visible()
