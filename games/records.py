@@ -196,7 +196,8 @@ def guest_stats(guest_id: str) -> list[RulesetStats]:
         mine = totals.get(seat.order) or rules.totals(ruleset, rules.Scorecard())
         stats.games += 1
         stats.scores.append(mine.total)
-        if all(t.total <= mine.total for t in totals.values()):
+        # A solitaire has nobody to beat: it is not counted as a win.
+        if len(totals) > 1 and all(t.total <= mine.total for t in totals.values()):
             stats.wins += 1
         card = card_of.get(seat.order, rules.Scorecard())
         if card.boxes.get("yacht", 0) > 0:

@@ -88,6 +88,17 @@ def test_my_stats_sum_up_finished_games_per_rule_set_with_a_chart(client):
     kept = Player.objects.filter(guest_id="ana", game__status="finished")
     assert all(p.lost_to_optimal is not None for p in kept)
     assert Player.objects.get(game=solo, order=0).lost_to_optimal is not None
+    wins = sum(
+        1
+        for game in games
+        if max(
+            sum(p.scores.values_list("points", flat=True)) for p in Player.objects.filter(game=game)
+        )
+        == scores[games.index(game)]
+    )
+    assert f"<dt>Vittorie</dt><dd>{wins}</dd>" in yacht_part
+    # A solitaire is a game played, not a game won.
+    assert "<dt>Vittorie</dt><dd>0</dd>" in html[bonus:]
     assert "Xi" not in html
 
 
