@@ -34,6 +34,7 @@ from games.rules import GameError
 from games.selectors import (
     ChatLine,
     Snapshot,
+    Sync,
     game_by_token,
     game_chat_lines,
     game_viewed_by,
@@ -210,7 +211,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         elif declaration.answer == "hint":
             await self.send(text_data=json.dumps(hint_message(result, self.language)))
 
-    async def answer_sync(self, *, asked: int | None, current: int) -> None:
+    async def answer_sync(self, *, asked: int | None, current: Sync) -> None:
         """Answer a client that asks whether it is up to date.
 
         A client that names the version it shows and is current gets a short
@@ -222,10 +223,12 @@ class GameConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         # A page whose clock reached zero asks: a deadline no timer acted on
         # (its process gone) is honoured now, and the new version follows.
-        if await database_sync_to_async(services.game_clock_check)(self.token):
+        if current.clock_due and await database_sync_to_async(services.game_clock_expire)(
+            token=self.token, version=current.version
+        ):
             return
-        if asked is not None and asked == current:
-            await self.send(text_data=json.dumps({"type": "current", "version": current}))
+        if asked is not None and asked == current.version:
+            await self.send(text_data=json.dumps({"type": "current", "version": current.version}))
             return
         await self.send_fresh_table(force=True)
 

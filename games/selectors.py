@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal, TypedDict, cast
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypedDict, cast
 
 from django.conf import settings
 from django.utils import timezone
@@ -146,13 +146,23 @@ def game_by_token(token: str) -> Game | None:
     return Game.objects.filter(token=token).first()
 
 
-def game_sync(*, token: str, guest_id: str, version: int | None = None) -> int:
+class Sync(NamedTuple):
+    """What a ``sync`` reads: the committed version, and whether the turn
+    clock has run out with nobody acting on it yet."""
+
+    version: int
+    clock_due: bool
+
+
+def game_sync(*, token: str, guest_id: str, version: int | None = None) -> Sync:
     """The game's committed version, for a client asking whether it shows it
     (one indexed read: the rest of the game is read only if it does not)."""
-    current = Game.objects.filter(token=token).values_list("version", flat=True).first()
-    if current is None:
+    row = Game.objects.filter(token=token).values_list("version", "status", "turn_deadline").first()
+    if row is None:
         raise rules.GameError("no_such_game")
-    return current
+    current, status, deadline = row
+    due = status == Game.Status.PLAYING and deadline is not None and deadline <= timezone.now()
+    return Sync(current, due)
 
 
 def games_hosted_since(guest_id: str, since: datetime) -> int:

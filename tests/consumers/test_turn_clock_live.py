@@ -5,10 +5,12 @@ or the next page load, acts)."""
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 
 import pytest
 from asgiref.sync import sync_to_async
 from django.test import Client as PageClient
+from django.utils import timezone
 
 from games import services
 from games.models import Game, Player
@@ -97,3 +99,22 @@ async def test_a_clock_that_ran_out_unwatched_is_honoured_by_the_games_page_too(
     assert await sync_to_async(_load_page)(game.token) == 200
     ana = await sync_to_async(Player.objects.get)(game=game, order=0)
     assert ana.bot == services.STAND_IN_LEVEL
+
+
+async def test_a_sync_from_a_page_whose_clock_reached_zero_honours_a_deadline_no_timer_kept(
+    connect, quick_bots
+):
+    game = await sync_to_async(factories.started_game)(2)
+    ana = await connect(game.token, "ana")
+    await ana.table()
+    # As if the process holding the deadline's timer had died with it: the
+    # deadline is in the past and no timer here knows of it.
+    await sync_to_async(
+        lambda: Game.objects.filter(pk=game.pk).update(
+            turn_seconds=30, turn_deadline=timezone.now() - timedelta(seconds=1)
+        )
+    )()
+    await ana.send({"action": "sync", "version": ana.version})
+    table = await ana.table()
+    assert table["state"]["last"]["kind"] == "clock"
+    assert table["state"]["seats"][0]["bot"] == services.STAND_IN_LEVEL
