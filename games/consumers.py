@@ -123,7 +123,10 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.group = group_name(self.token)
         await self.channel_layer.group_add(self.group, self.channel_name)
         # A turn clock that ran out while nobody was connected is honoured now.
-        await database_sync_to_async(services.game_clock_check)(self.token)
+        if services.clock_ran_out(found):
+            await database_sync_to_async(services.game_clock_expire)(
+                token=self.token, version=found.version
+            )
         snap, self.seat = await database_sync_to_async(self._load)()
         await self._show(snap)
         # The chat as it is now, for a page that may have missed lines

@@ -171,7 +171,8 @@ def _wind_clock(game: Game, players: Sequence[Player], *, new_turn: bool) -> Non
     game.turn_deadline = deadline
 
 
-def _clock_ran_out(game: Game) -> bool:
+def clock_ran_out(game: Game) -> bool:
+    """Whether the turn clock of ``game`` (as read) has run out unheeded."""
     return (
         game.status == Game.Status.PLAYING
         and game.turn_deadline is not None
@@ -183,7 +184,7 @@ def _time_up(game: Game, players: Sequence[Player]) -> Player | None:
     """On a locked game whose turn clock has run out: the stand-in bot takes
     the seat to move (its person takes it back by acting). The seat, or None
     when the clock had not run out."""
-    if not _clock_ran_out(game):
+    if not clock_ran_out(game):
         return None
     seat = players[game.current_seat]
     seat.bot = STAND_IN_LEVEL
@@ -207,18 +208,6 @@ def game_clock_expire(*, token: str, version: int | None = None) -> bool:
         if version is not None and version != game.version:
             return False
         return _time_up(game, game_players(game)) is not None
-
-
-def game_clock_check(token: str) -> bool:
-    """Honour a deadline that passed while nobody was connected: a cheap
-    unlocked read first, the locked service only when one is due."""
-    due = Game.objects.filter(
-        token=token,
-        status=Game.Status.PLAYING,
-        turn_deadline__isnull=False,
-        turn_deadline__lte=timezone.now(),
-    ).exists()
-    return due and game_clock_expire(token=token)
 
 
 def game_add_bot(*, token: str, guest_id: str, level: str) -> Player:

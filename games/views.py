@@ -107,7 +107,9 @@ def _game_or_404(token: str) -> Game:
 def game(request: HttpRequest, token: str) -> HttpResponse:
     game = _game_or_404(token)
     # A turn clock that ran out while nobody was connected is honoured now.
-    if services.game_clock_check(game.token):
+    if services.clock_ran_out(game) and services.game_clock_expire(
+        token=game.token, version=game.version
+    ):
         game.refresh_from_db()
     # Only read: a visitor who just looks gets no session row of their own.
     seat = seat_of(game, guest_id_of(request.session))

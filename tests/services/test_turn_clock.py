@@ -110,7 +110,7 @@ def test_a_passed_deadline_hands_the_turn_to_the_stand_in_bot_once_however_often
 def test_a_deadline_not_yet_passed_changes_nothing():
     game = clocked_game(30)
     assert services.game_clock_expire(token=game.token, version=game.version) is False
-    assert services.game_clock_check(game.token) is False
+    assert services.clock_ran_out(fresh(game)) is False
     assert fresh(game).version == game.version
 
 
