@@ -180,6 +180,11 @@
       chatLog.innerHTML = message.html;
     } else if (!chatLog.querySelector(`[data-chat-id="${message.id}"]`)) {
       chatLog.insertAdjacentHTML("beforeend", message.html);
+      if (chat.classList.contains("chat-hidden")) {
+        unread += 1;
+        const toggle = chat.querySelector("[data-chat-toggle]");
+        toggle.textContent = `${toggle.dataset.labelShow} (${unread})`;
+      }
     }
     chat.querySelector("[data-chat-none]").hidden = chatLog.children.length > 0;
     if (atBottom || message.type === "chat_log") chatLog.scrollTop = chatLog.scrollHeight;
@@ -198,7 +203,9 @@
 
   // Anyone may hide the chat for themselves; this browser remembers it.
   const CHAT_HIDDEN_KEY = "yacht.chatHidden";
+  let unread = 0;
   function chatHidden(hidden) {
+    unread = 0;
     const toggle = chat.querySelector("[data-chat-toggle]");
     chat.classList.toggle("chat-hidden", hidden);
     chat.querySelector(".chat-body").hidden = hidden;

@@ -4,6 +4,7 @@ words, free text as typed, and chat hidden for one player only."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,11 @@ def test_two_friends_play_on_a_clock_and_chat_each_in_their_own_language(new_pag
     expect(bo.locator(".chat-log")).to_be_hidden()
     expect(bo.locator("[data-chat-toggle]")).to_have_attribute("aria-expanded", "false")
     expect(ana.locator(".chat-log")).to_be_visible()
+    # What is said while his chat is hidden is counted on its button.
+    ana.locator('.chat-quick [data-args*="nice_roll"]').click()
+    expect(bo.locator("[data-chat-toggle]")).to_have_text(re.compile(r"\(1\)$"))
+    bo.locator("[data-chat-toggle]").click()
+    expect(bo.locator(".chat-log")).to_contain_text("Bel lancio!")
 
 
 def test_when_the_clock_runs_out_the_bot_plays_the_turn_and_the_player_takes_the_seat_back(
