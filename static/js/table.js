@@ -184,10 +184,30 @@
         unread += 1;
         const toggle = chat.querySelector("[data-chat-toggle]");
         toggle.textContent = `${toggle.dataset.labelShow} (${unread})`;
+      } else if (!chatInView()) {
+        // On a phone the chat is below the table: say so where the player looks.
+        unseen += 1;
+        jump.querySelector("[data-chat-jump-count]").textContent = `(${unseen})`;
+        jump.hidden = false;
       }
     }
     chat.querySelector("[data-chat-none]").hidden = chatLog.children.length > 0;
     if (atBottom || message.type === "chat_log") chatLog.scrollTop = chatLog.scrollHeight;
+  }
+
+  const jump = root.querySelector("[data-chat-jump]");
+  let unseen = 0;
+  function chatInView() {
+    const box = chatLog.getBoundingClientRect();
+    return box.bottom > 0 && box.top < window.innerHeight;
+  }
+  function chatSeen() {
+    unseen = 0;
+    jump.hidden = true;
+  }
+  if (jump) {
+    jump.addEventListener("click", chatSeen);
+    window.addEventListener("scroll", () => { if (!jump.hidden && chatInView()) chatSeen(); }, { passive: true });
   }
 
   // Who may write follows the table: a spectator only while the host lets them.

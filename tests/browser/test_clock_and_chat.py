@@ -84,6 +84,16 @@ def test_two_friends_play_on_a_clock_and_chat_each_in_their_own_language(new_pag
     for page in (ana, bo, watcher):
         no_sideways_scroll(page)
 
+    # On Bo's phone the chat is below the table: a line said there is pointed at.
+    bo.evaluate("window.scrollTo(0, 0)")
+    ana.locator("#chat-text").fill("a te!")
+    ana.locator("#chat-text").press("Enter")
+    expect(bo.locator("[data-chat-jump]")).to_be_visible()
+    shoot(bo, "table-chat-jump-375-it", top=False)
+    bo.locator("[data-chat-jump]").click()
+    expect(bo.locator("[data-chat-jump]")).to_be_hidden()
+    expect(bo.locator(".chat-log")).to_contain_text("a te!")
+
     # Bo hides the chat; it stays hidden for him after a refresh, not for Ana.
     bo.locator("[data-chat-toggle]").click()
     expect(bo.locator(".chat-log")).to_be_hidden()
