@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from games import selectors, services
-from games.models import BOT_LEVELS, MAX_SEATS
+from games.chat import CODES as CHAT_CODES
+from games.models import BOT_LEVELS, CHAT_MAX_LENGTH, MAX_SEATS
 from games.rules import ACTION_NAMES, DICE, ActionName
 
 MAX_MESSAGE_CHARS = 2048
@@ -126,8 +127,10 @@ class Field:
 # "table": the current table, to the sender only;
 # "current": a short "current" message if the sender shows the game's version,
 # else the current table, to the sender only;
-# "hint": the advisor's answer, to the sender only.
-Answer = Literal["push", "table", "current", "hint"]
+# "hint": the advisor's answer, to the sender only;
+# "chat": nothing of its own; the line reaches every socket of the game (the
+# sender's too) as a ``chat`` message, and the game's version does not change.
+Answer = Literal["push", "table", "current", "hint", "chat"]
 
 
 @dataclass(frozen=True)
@@ -221,6 +224,25 @@ DECLARATIONS: tuple[Declaration, ...] = (
         selectors.game_hint,
         "hint",
         "in a game with hints on, the player to move, after a roll: the advisor's figures",
+    ),
+    Declaration(
+        "chat",
+        (
+            Field("text", Text(CHAT_MAX_LENGTH), optional=True),
+            Field("phrase", Text(16, CHAT_CODES), optional=True),
+        ),
+        services.game_chat,
+        "chat",
+        "a player, or a spectator unless the host closed the chat to them: say `text` "
+        "(1-200 visible characters) or a quick phrase or reaction by its code (`phrase`), "
+        "exactly one of the two",
+    ),
+    Declaration(
+        "spectator_chat",
+        (Field("on", Whole(0, 1)),),
+        services.game_spectator_chat,
+        "push",
+        "host: open (1) or close (0) the table's chat to spectators",
     ),
 )
 ACTIONS: dict[str, Declaration] = {d.name: d for d in DECLARATIONS}

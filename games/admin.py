@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games import rules
 from games.labels import category_name
-from games.models import Game, Move, Player, ScoreEntry
+from games.models import ChatMessage, Game, Move, Player, ScoreEntry
 from games.selectors import game_snapshot
 
 
@@ -51,6 +51,25 @@ class MoveInline(ReadOnlyMixin, admin.TabularInline):
     ordering = ["version"]
 
 
+class ChatInline(ReadOnlyMixin, admin.TabularInline):
+    model = ChatMessage
+    fields = ["created_at", "player", "name", "text", "code"]
+    readonly_fields = ["created_at", "player", "name", "text", "code"]
+    extra = 0
+    ordering = ["pk"]
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """Every line said at every table, to look into a complaint."""
+
+    list_display = ["created_at", "game", "name", "text", "code"]
+    list_filter = [("created_at", admin.DateFieldListFilter)]
+    search_fields = ["text", "name", "game__token"]
+    readonly_fields = ["game", "player", "name", "text", "code", "created_at"]
+    list_select_related = ["game"]
+
+
 @admin.register(Game)
 class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = ["__str__", "ruleset", "status", "player_names", "round", "totals", "created_at"]
@@ -67,6 +86,9 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "dice",
         "held",
         "rolls_used",
+        "turn_seconds",
+        "turn_deadline",
+        "spectator_chat",
         "rematch",
         "created_at",
         "started_at",
@@ -74,7 +96,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "scorecards",
         "review_link",
     ]
-    inlines = [PlayerInline, MoveInline]
+    inlines = [PlayerInline, MoveInline, ChatInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
         # Every column of the list reads the seats and boxes prefetched here:

@@ -7,8 +7,10 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self) -> None:
-        from games import botplay, broadcast
+        from games import botplay, broadcast, turnclock
         from games.live import live
 
-        # What follows every commit, in order: the push, then a bot's next step.
-        live.after_commit[:] = [broadcast.push_snapshot, botplay.schedule]
+        # What follows every commit, in order: the push, then a bot's next
+        # step, then the turn clock's timer.
+        live.after_commit[:] = [broadcast.push_snapshot, botplay.schedule, turnclock.schedule]
+        live.after_chat[:] = [broadcast.push_chat]

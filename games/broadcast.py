@@ -20,7 +20,7 @@ from channels.layers import BaseChannelLayer, get_channel_layer
 from redis.exceptions import RedisError
 
 from games.live import live
-from games.selectors import Snapshot
+from games.selectors import ChatLine, Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,34 @@ def _start(layer: BaseChannelLayer, snapshot: Snapshot) -> None:
             live.counts["pushes_sent"] += 1
 
     live.chain(snapshot["token"], send, what="push")
+
+
+def push_chat(line: ChatLine) -> None:
+    """A chat line to every socket of its game. Its own kind of message: it
+    carries no version, and leaves in order with the game's pushes."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    event = {"type": "game.chat", "line": line}
+    group = group_name(line["token"])
+
+    async def send() -> None:
+        try:
+            await layer.group_send(group, event)
+        except Exception:
+            live.counts["chats_failed"] += 1
+            log.warning("could not push chat line %s", line["id"], exc_info=True)
+
+    def start() -> None:
+        live.chain(line["token"], send, what="chat")
+
+    if live.call_soon(start):
+        return
+    try:
+        async_to_sync(layer.group_send)(group, event)
+    except (RedisError, OSError):
+        live.counts["chats_failed"] += 1
+        log.warning("could not push chat line %s", line["id"], exc_info=True)
 
 
 def _could_not_push(snapshot: Snapshot) -> None:

@@ -23,15 +23,24 @@ from django.db import DatabaseError
 from django.utils import translation
 from redis.exceptions import RedisError
 
-from games import botplay, limits, viewcache
+from games import botplay, limits, services, turnclock, viewcache
 from games.actions import BadMessage, Declaration, parse
 from games.broadcast import group_name
 from games.guests import guest_id_of
 from games.live import live
 from games.messages import error_message
-from games.rendering import hint_message
+from games.rendering import chat_lines_html, hint_message
 from games.rules import GameError
-from games.selectors import Snapshot, game_by_token, game_viewed_by, recent, seat_order
+from games.selectors import (
+    ChatLine,
+    Snapshot,
+    Sync,
+    game_by_token,
+    game_chat_lines,
+    game_viewed_by,
+    recent,
+    seat_order,
+)
 from yachtsite.clientaddr import scope_address
 
 log = logging.getLogger(__name__)
@@ -114,15 +123,31 @@ class GameConsumer(AsyncWebsocketConsumer):
         # Join the group before reading the state, so no push can fall between.
         self.group = group_name(self.token)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        # A turn clock that ran out while nobody was connected is honoured now.
+        if services.clock_ran_out(found):
+            await database_sync_to_async(services.game_clock_expire)(
+                token=self.token, version=found.version
+            )
         loaded = await database_sync_to_async(game_viewed_by)(self.token, self.guest)
         if loaded is None:
             await self.close(code=CLOSE_NO_SUCH_GAME)
             return
         snap, self.seat = loaded
         await self._show(snap)
-        # A bot whose step was lost with a restarted process moves again now.
+        # The chat as it is now, for a page that may have missed lines
+        # while its socket was away (a fresh page shows them already).
+        lines = await database_sync_to_async(game_chat_lines)(self.token)
+        if lines:
+            await self.send(
+                text_data=json.dumps(
+                    {"type": "chat_log", "html": chat_lines_html(lines, self.language)}
+                )
+            )
+        # A bot whose step was lost with a restarted process moves again now,
+        # and a running turn clock is armed here too.
         live.remember(asyncio.get_running_loop())
         botplay.schedule(snap)
+        turnclock.schedule(snap)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         try:
@@ -194,7 +219,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         elif declaration.answer == "hint":
             await self.send(text_data=json.dumps(hint_message(result, self.language)))
 
-    async def answer_sync(self, *, asked: int | None, current: int) -> None:
+    async def answer_sync(self, *, asked: int | None, current: Sync) -> None:
         """Answer a client that asks whether it is up to date.
 
         A client that names the version it shows and is current gets a short
@@ -204,13 +229,19 @@ class GameConsumer(AsyncWebsocketConsumer):
         # Group membership expires after a day on Redis: renew it, so a tab
         # left open for days goes on hearing pushes.
         await self.channel_layer.group_add(self.group, self.channel_name)
-        if asked is not None and asked == current:
-            await self.send(text_data=json.dumps({"type": "current", "version": current}))
+        # A page whose clock reached zero asks: a deadline no timer acted on
+        # (its process gone) is honoured now, and the new version follows.
+        if current.clock_due and await database_sync_to_async(services.game_clock_expire)(
+            token=self.token, version=current.version
+        ):
+            return
+        if asked is not None and asked == current.version:
+            await self.send(text_data=json.dumps({"type": "current", "version": current.version}))
             return
         # The current version as this process last saw it pushed: no second
         # read. A socket that may take a seat (a guest in a lobby) reads its
         # seat again with the table.
-        known = recent.get(self.token, current)
+        known = recent.get(self.token, current.version)
         if known is not None and (not self.guest or known["status"] != "lobby"):
             await self._show(known, force=True)
             return
@@ -247,6 +278,9 @@ class GameConsumer(AsyncWebsocketConsumer):
         # Every process watching a game of bots steps it (once per process):
         # the one that committed the last step may have nobody watching.
         botplay.schedule(snap)
+        # Every process with a socket of the game arms the turn clock, so the
+        # deadline is kept if the process that committed this version dies.
+        turnclock.schedule(snap)
         # Seats are taken in the lobby and closed at the start: look ours up
         # again, then show exactly the version pushed (a fresh read of the
         # whole game could already be a later one, and this socket would never
@@ -262,6 +296,10 @@ class GameConsumer(AsyncWebsocketConsumer):
                 log.warning("database unavailable for game %s", self.token, exc_info=True)
                 return
         await self._show(snap)
+
+    async def game_chat(self, event: dict[str, Any]) -> None:
+        line: ChatLine = event["line"]
+        await self.send(text_data=viewcache.chat_text(line, self.language))
 
     async def _show(self, snap: Snapshot, *, force: bool = False) -> None:
         if snap["version"] < self.shown_version or (

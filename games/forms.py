@@ -4,7 +4,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from games.labels import RULESET_BLURBS, RULESET_NAMES
-from games.models import MAX_SEATS, NAME_MAX_LENGTH
+from games.models import MAX_SEATS, NAME_MAX_LENGTH, TURN_CLOCKS
 from games.rules import DEFAULT_RULESET, RULESETS
 
 
@@ -54,6 +54,19 @@ class NewGameForm(forms.Form):
         label=_("Just watch"),
         required=False,
         help_text=_("Bots take every seat and play while you watch."),
+    )
+    turn_seconds = forms.TypedChoiceField(
+        label=_("Turn clock"),
+        choices=TURN_CLOCKS,
+        coerce=int,
+        initial=0,
+        # Left out (an older form, a script): no clock.
+        required=False,
+        widget=forms.Select(attrs={"aria-describedby": "turn-clock-help"}),
+        help_text=_(
+            "When a player's time runs out, a bot plays that turn for them; they take their "
+            "seat back by acting."
+        ),
     )
     hints = forms.BooleanField(
         label=_("Allow hints"),

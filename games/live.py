@@ -41,6 +41,8 @@ class LiveProcess:
         self.loop: asyncio.AbstractEventLoop | None = None
         # Called in order with each committed snapshot, in the committing thread.
         self.after_commit: list[Callable[[Any], None]] = []
+        # Called with each committed chat line, in the committing thread.
+        self.after_chat: list[Callable[[Any], None]] = []
         # What this process could not do or deliver, for operators (/health/).
         self.counts: Counter[str] = Counter()
         self._tasks: set[asyncio.Task[Any]] = set()  # the loop keeps only weak references
@@ -135,6 +137,16 @@ class LiveProcess:
             except Exception:
                 self.counts["after_commit_failed"] += 1
                 log.exception("after-commit %s failed for version %s", listener, snap["version"])
+
+    def chatted(self, line: Any) -> None:
+        """A chat line is stored: tell the game's sockets. Like ``committed``,
+        nothing may escape from here."""
+        for listener in self.after_chat:
+            try:
+                listener(line)
+            except Exception:
+                self.counts["after_chat_failed"] += 1
+                log.exception("after-chat %s failed for line %s", listener, line["id"])
 
     # -- sockets --------------------------------------------------------------
 

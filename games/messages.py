@@ -46,6 +46,14 @@ MESSAGES = {
     "not_a_bot": _("That seat does not hold a bot."),
     "not_absent": _("That seat is not idle: a bot can only stand in for a player who is away."),
     "hints_off": _("Hints are off in this game."),
+    # the turn clock and the chat
+    "unknown_clock": _("There is no such turn clock."),
+    "time_up": _(
+        "Your time for this turn ran out: a bot is playing it for you. Act again to take your "
+        "seat back."
+    ),
+    "chat_closed": _("The host has closed the chat to spectators."),
+    "bad_chat": _("A chat message is 1 to 200 visible characters, or one quick phrase."),
     # transport
     "bad_json": _("That message was not valid JSON."),
     "bad_message": _("That message was not understood."),

@@ -20,6 +20,14 @@ BOT_LEVELS = [
 RULESET_CHOICES = [(key, key) for key in RULESETS]
 MAX_SEATS = 6
 NAME_MAX_LENGTH = 24
+# A turn clock is chosen at creation: seconds a turn, 0 for none.
+TURN_CLOCKS = [
+    (0, _("No clock")),
+    (30, _("30 seconds a turn")),
+    (60, _("1 minute a turn")),
+    (120, _("2 minutes a turn")),
+]
+CHAT_MAX_LENGTH = 200
 
 
 def new_invite_token() -> str:
@@ -61,6 +69,16 @@ class Game(models.Model):
         help_text=_("Players may ask the advisor for the value of each choice."),
     )
     acted_at = models.DateTimeField(_("last action"), null=True, blank=True)
+    turn_seconds = models.PositiveSmallIntegerField(_("turn clock"), choices=TURN_CLOCKS, default=0)
+    # When the seat to move runs out of time (None: no clock running, or a
+    # bot is to move). Whichever process first finds it passed lets the
+    # stand-in bot play; the version makes any later attempt a no-op.
+    turn_deadline = models.DateTimeField(_("turn deadline"), null=True, blank=True)
+    spectator_chat = models.BooleanField(
+        _("spectators may chat"),
+        default=True,
+        help_text=_("The host can close the table's chat to spectators."),
+    )
     rematch = models.OneToOneField(
         "self",
         verbose_name=_("rematch"),
@@ -102,6 +120,9 @@ class Player(models.Model):
     bot = models.CharField(_("bot"), max_length=10, choices=BOT_LEVELS, blank=True)
     # The same English word names the move "joined"; other languages need two.
     joined_at = models.DateTimeField(pgettext_lazy("when", "joined"), auto_now_add=True)
+    # The review's points lost to optimal play over the whole game, worked
+    # out once the game is over and first asked for (stats), then kept.
+    lost_to_optimal = models.FloatField(_("points lost to optimal play"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("player")
@@ -181,3 +202,57 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"v{self.version} {self.kind}"
+
+
+class ChatMessage(models.Model):
+    """One line of a table's chat: free text, or a quick phrase or reaction
+    stored as its code, so that each reader sees it in their own language.
+
+    The name shown is always the seat's, looked up on the server; a
+    spectator's line has no seat.
+    """
+
+    class Phrase(models.TextChoices):
+        GOOD_GAME = "good_game", _("Good game!")
+        NICE_ROLL = "nice_roll", _("Nice roll!")
+        YOUR_TURN = "your_turn", _("Your turn!")
+        GOOD_LUCK = "good_luck", _("Good luck!")
+        THANKS = "thanks", _("Thanks!")
+        ONE_MOMENT = "one_moment", _("One moment, please.")
+
+    class Reaction(models.TextChoices):
+        SMILE = "smile", _("Smiling face")
+        WOW = "wow", _("Surprised face")
+        SAD = "sad", _("Sad face")
+        HEART = "heart", _("Heart")
+        STAR = "star", _("Star")
+
+    game = models.ForeignKey(
+        Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="chat"
+    )
+    player = models.ForeignKey(
+        Player,
+        verbose_name=_("player"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="chat",
+    )
+    name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH, blank=True)
+    text = models.CharField(_("text"), max_length=CHAT_MAX_LENGTH, blank=True)
+    code = models.CharField(_("phrase or reaction"), max_length=16, blank=True)
+    created_at = models.DateTimeField(_("at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("chat message")
+        verbose_name_plural = _("chat messages")
+        ordering = ["game", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(text="") & ~Q(code="")) | (~Q(text="") & Q(code="")),
+                name="chat_text_or_code",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name or '-'}: {self.text or self.code}"

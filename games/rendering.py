@@ -18,10 +18,11 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from games.chat import PHRASES, REACTION_SVG, REACTIONS
 from games.labels import category_name, ruleset_name
 from games.models import BOT_LEVELS
 from games.rules import UPPER_KEYS, allowed_actions, get_ruleset
-from games.selectors import Advice, SeatSnapshot, Snapshot, snapshot_table
+from games.selectors import Advice, ChatLine, SeatSnapshot, Snapshot, snapshot_table
 
 if TYPE_CHECKING:
     # Only for annotations: the solver loads numpy, which a table push does not need.
@@ -157,6 +158,16 @@ def announcement(snap: Snapshot, me: int | None) -> str:
         parts.append(_("A bot is playing for %(name)s until they return.") % {"name": who})
     elif kind == "take_back":
         parts.append(_("%(name)s is back.") % {"name": who})
+    elif kind == "chat":
+        parts.append(
+            _("The host opened the chat to spectators.")
+            if snap["spectator_chat"]
+            else _("The host closed the chat to spectators.")
+        )
+    elif kind == "clock":
+        parts.append(
+            _("%(name)s ran out of time: a bot plays for them until they return.") % {"name": who}
+        )
     elif kind == "roll":
         dice = ", ".join(str(d) for d in last["dice"])
         parts.append(_("%(name)s rolled %(dice)s.") % {"name": who, "dice": dice})
@@ -226,7 +237,9 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         )
     current = next((s for s in seats if s["is_current"]), None)
     absent_from = None
-    if "hand_to_bot" in can and snap["acted_at"] is not None:
+    # With a turn clock running, the clock hands the turn to a bot: the
+    # grace period's offer would only say the same thing later.
+    if "hand_to_bot" in can and snap["acted_at"] is not None and snap["deadline"] is None:
         absent_from = snap["acted_at"] + settings.YACHT_ABSENT_AFTER
     return {
         "snap": snap,
@@ -247,6 +260,21 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "absent_from": absent_from,
         "absent_after": settings.YACHT_ABSENT_AFTER,
         "bot_levels": BOT_LEVELS,
+        "clock": _clock(snap, current),
+    }
+
+
+def _clock(snap: Snapshot, current: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The turn clock as the table shows it, while one runs."""
+    if snap["deadline"] is None or current is None:
+        return None
+    return {
+        "deadline": snap["deadline"],
+        "seconds": snap["turn_seconds"],
+        # The page counts down from here; a render cached for this version
+        # cannot know how much of the turn has passed.
+        "text": f"{snap['turn_seconds'] // 60}:{snap['turn_seconds'] % 60:02d}",
+        "label": _("Time left for %(name)s's turn") % {"name": current["name"]},
     }
 
 
@@ -319,3 +347,42 @@ def _choice(ruleset: str, choice: tuple[str, Any]) -> str:
     if not what:
         return _("reroll all five")
     return _("hold %(dice)s and roll") % {"dice": " ".join(str(d) for d in what)}
+
+
+def chat_line_context(line: ChatLine) -> dict[str, Any]:
+    """One chat line in the active language: a quick phrase or reaction in
+    the reader's words, free text as typed (the template escapes it)."""
+    code = line["code"]
+    return {
+        "id": line["id"],
+        "spectator": line["seat"] is None,
+        "name": line["name"] or _("Spectator"),
+        "text": line["text"],
+        "phrase": str(PHRASES[code]) if code in PHRASES else "",
+        "reaction": REACTION_SVG.get(code),
+        "reaction_label": str(REACTIONS[code]) if code in REACTIONS else "",
+    }
+
+
+def chat_lines_html(lines: list[ChatLine], language: str) -> str:
+    with translation.override(language):
+        return render_to_string(
+            "games/partials/chat_lines.html", {"lines": [chat_line_context(x) for x in lines]}
+        )
+
+
+def chat_message(line: ChatLine, language: str) -> dict[str, Any]:
+    """The websocket message that shows one new chat line to a reader."""
+    return {"type": "chat", "id": line["id"], "html": chat_lines_html([line], language)}
+
+
+def chat_panel_context(snap: Snapshot, me: int | None, lines: list[ChatLine]) -> dict[str, Any]:
+    """The chat panel of the game page (it lives beside the table, and is
+    never re-rendered by a push: new lines are added to it)."""
+    return {
+        "chat_lines": [chat_line_context(x) for x in lines],
+        "chat_open": me is not None or snap["spectator_chat"],
+        "chat_host": me == 0 and bool(snap["seats"]) and snap["seats"][0]["person"],
+        "chat_phrases": list(PHRASES.items()),
+        "chat_reactions": [(code, REACTIONS[code], REACTION_SVG[code]) for code in REACTIONS],
+    }

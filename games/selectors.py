@@ -7,14 +7,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal, TypedDict, cast
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypedDict, cast
 
 from django.conf import settings
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from games import rules
-from games.models import Game, Move, Player, ScoreEntry
+from games.models import ChatMessage, Game, Move, Player, ScoreEntry
 
 if TYPE_CHECKING:
     # Only for annotations: the solver loads numpy, which pages that never
@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from games.solver.review import SeatReview
 
 # What produced a version, for announcing it: the kinds of push.
-LastKind = Literal["join", "leave", "start", "roll", "score", "rematch", "stand_in", "take_back"]
+LastKind = Literal[
+    "join", "leave", "start", "roll", "score", "rematch", "stand_in", "take_back", "clock", "chat"
+]
 # Each kind as docs/protocol.md tells it (written from here by manage.py protocol_doc).
 LAST_KINDS: dict[LastKind, str] = {
     "join": "a person or a bot took a seat in the lobby",
@@ -33,6 +35,9 @@ LAST_KINDS: dict[LastKind, str] = {
     "rematch": "the players moved to a new game (see `rematch`)",
     "stand_in": "a bot now plays for `seat`, whose person was idle",
     "take_back": "the person of `seat` took it back from the bot",
+    "chat": "the host opened or closed the chat to spectators (see `spectator_chat`)",
+    "clock": "the turn clock of `seat` ran out: the stand-in bot plays for it until its "
+    "person acts",
 }
 
 
@@ -68,6 +73,10 @@ class Snapshot(TypedDict):
     seat_count: int
     hints: bool
     acted_at: float | None
+    turn_seconds: int  # the turn clock, 0 for none
+    # When the seat to move runs out of time (seconds since the epoch), if a clock runs.
+    deadline: float | None
+    spectator_chat: bool
     categories: list[str]
     upper_bonus_threshold: int | None
     current_seat: int | None
@@ -86,6 +95,44 @@ class Snapshot(TypedDict):
     last: Last | None
 
 
+class ChatLine(TypedDict):
+    """One line of a table's chat, as pushed (docs/protocol.md's ``chat``)."""
+
+    id: int
+    token: str
+    seat: int | None  # None: a spectator
+    name: str  # the seat's name when it was said ("" for a spectator)
+    text: str  # free text, or "" for a quick phrase or reaction
+    code: str  # a quick phrase's or reaction's code, or ""
+    at: float
+
+
+# A table shows its latest lines; the admin keeps them all.
+CHAT_LINES_SHOWN = 50
+
+
+def chat_line(line: ChatMessage, token: str) -> ChatLine:
+    return {
+        "id": line.pk,
+        "token": token,
+        "seat": line.player.order if line.player else None,
+        "name": line.name,
+        "text": line.text,
+        "code": line.code,
+        "at": line.created_at.timestamp(),
+    }
+
+
+def game_chat_lines(token: str) -> list[ChatLine]:
+    """The latest lines of a game's chat, oldest first."""
+    rows = (
+        ChatMessage.objects.filter(game__token=token)
+        .select_related("player")
+        .order_by("-pk")[:CHAT_LINES_SHOWN]
+    )
+    return [chat_line(line, token) for line in reversed(rows)]
+
+
 def last_action(kind: LastKind, seat: int | None = None, move: Move | None = None) -> Last:
     """What a push announces, from the logged move when there is one."""
     return {
@@ -102,13 +149,23 @@ def game_by_token(token: str) -> Game | None:
     return Game.objects.filter(token=token).first()
 
 
-def game_sync(*, token: str, guest_id: str, version: int | None = None) -> int:
+class Sync(NamedTuple):
+    """What a ``sync`` reads: the committed version, and whether the turn
+    clock has run out with nobody acting on it yet."""
+
+    version: int
+    clock_due: bool
+
+
+def game_sync(*, token: str, guest_id: str, version: int | None = None) -> Sync:
     """The game's committed version, for a client asking whether it shows it
     (one indexed read: the rest of the game is read only if it does not)."""
-    current = Game.objects.filter(token=token).values_list("version", flat=True).first()
-    if current is None:
+    row = Game.objects.filter(token=token).values_list("version", "status", "turn_deadline").first()
+    if row is None:
         raise rules.GameError("no_such_game")
-    return current
+    current, status, deadline = row
+    due = status == Game.Status.PLAYING and deadline is not None and deadline <= timezone.now()
+    return Sync(current, due)
 
 
 def games_hosted_since(guest_id: str, since: datetime) -> int:
@@ -182,6 +239,9 @@ def snapshot(
         "seat_count": game.seat_count,
         "hints": game.hints,
         "acted_at": game.acted_at.timestamp() if game.acted_at else None,
+        "turn_seconds": game.turn_seconds,
+        "deadline": game.turn_deadline.timestamp() if playing and game.turn_deadline else None,
+        "spectator_chat": game.spectator_chat,
         "categories": list(ruleset.category_keys),
         "upper_bonus_threshold": ruleset.upper_bonus_threshold,
         "current_seat": game.current_seat if playing else None,
@@ -326,6 +386,7 @@ def rules_table(
         game=state,
         hints=game.hints,
         absent=idle >= settings.YACHT_ABSENT_AFTER,
+        spectator_chat=game.spectator_chat,
     )
 
 
@@ -350,6 +411,7 @@ def snapshot_table(snap: Snapshot, *, absent: bool) -> rules.Table:
         game=state,
         hints=snap["hints"],
         absent=absent,
+        spectator_chat=snap["spectator_chat"],
     )
 
 

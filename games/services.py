@@ -12,17 +12,30 @@ import functools
 import random
 import secrets
 from collections.abc import Collection, Sequence
+from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
 from games import rules
+from games.chat import read_chat
 from games.live import live
-from games.models import BOT_LEVELS, MAX_SEATS, Game, Move, Player, ScoreEntry
+from games.models import (
+    BOT_LEVELS,
+    MAX_SEATS,
+    TURN_CLOCKS,
+    ChatMessage,
+    Game,
+    Move,
+    Player,
+    ScoreEntry,
+)
 from games.names import bot_name, clean_name, require_distinct
 from games.rules import GameError, fairness
 from games.selectors import (
     Last,
+    chat_line,
+    game_by_token,
     game_players,
     game_state,
     last_action,
@@ -63,12 +76,15 @@ def _commit(
     *,
     fields: Sequence[str],
     last: Last,
+    new_turn: bool = False,
 ) -> None:
-    """Bump the version, save, and hand the new snapshot to the live side once
-    committed (it pushes it, and schedules a bot's step if one is to move)."""
+    """Bump the version, set the turn clock, save, and hand the new snapshot
+    to the live side once committed (it pushes it, schedules a bot's step if
+    one is to move, and arms the clock's timer)."""
     game.version += 1
     game.acted_at = timezone.now()
-    game.save(update_fields=[*fields, "version", "acted_at"])
+    _wind_clock(game, players, new_turn=new_turn)
+    game.save(update_fields=[*fields, "version", "acted_at", "turn_deadline"])
     snap = snapshot(game, players, state, last)
     transaction.on_commit(functools.partial(live.committed, snap))
 
@@ -82,6 +98,7 @@ def game_create(
     hints: bool = False,
     bot_level: str = "",
     watch: bool = False,
+    turn_seconds: int = 0,
 ) -> Game:
     """A new game in its lobby, the creator in seat 1 as host.
 
@@ -97,11 +114,14 @@ def game_create(
         raise GameError("bad_seat_count")
     if (bot_level or watch) and bot_level not in _BOT_LEVELS:
         raise GameError("unknown_bot")
+    if turn_seconds not in _TURN_CLOCKS:
+        raise GameError("unknown_clock")
     with transaction.atomic():
         game = Game.objects.create(
             ruleset=ruleset,
             seat_count=seat_count,
             hints=hints,
+            turn_seconds=turn_seconds,
             version=1,
             acted_at=timezone.now(),
             **_fair_seed(),
@@ -134,6 +154,60 @@ def game_create(
 
 
 _BOT_LEVELS = {key for key, _label in BOT_LEVELS}
+_TURN_CLOCKS = {seconds for seconds, _label in TURN_CLOCKS}
+
+
+def _wind_clock(game: Game, players: Sequence[Player], *, new_turn: bool) -> None:
+    """The deadline of the turn being played: a full period from the start of
+    a person's turn (or from the moment they take their seat back), kept
+    through their rolls; none while a bot plays or with no clock."""
+    deadline = None
+    if game.turn_seconds and game.status == Game.Status.PLAYING and players:
+        seat = players[game.current_seat]
+        if seat.guest_id and not seat.bot:
+            deadline = game.turn_deadline
+            if new_turn or deadline is None:
+                deadline = timezone.now() + timedelta(seconds=game.turn_seconds)
+    game.turn_deadline = deadline
+
+
+def clock_ran_out(game: Game) -> bool:
+    """Whether the turn clock of ``game`` (as read) has run out unheeded."""
+    return (
+        game.status == Game.Status.PLAYING
+        and game.turn_deadline is not None
+        and game.turn_deadline <= timezone.now()
+    )
+
+
+def _time_up(game: Game, players: Sequence[Player]) -> Player | None:
+    """On a locked game whose turn clock has run out: the stand-in bot takes
+    the seat to move (its person takes it back by acting). The seat, or None
+    when the clock had not run out."""
+    if not clock_ran_out(game):
+        return None
+    seat = players[game.current_seat]
+    seat.bot = STAND_IN_LEVEL
+    seat.save(update_fields=["bot"])
+    _commit(
+        game, players, game_state(game, players), fields=[], last=last_action("clock", seat.order)
+    )
+    return seat
+
+
+def game_clock_expire(*, token: str, version: int | None = None) -> bool:
+    """If the turn clock of the game (at ``version``, when given) has run
+    out, a bot plays for the seat to move. True if this call did it.
+
+    Any process may call it for the same deadline, any number of times: the
+    first locks the row, acts and bumps the version; the others find the
+    version moved on (or no deadline left) and change nothing.
+    """
+    with transaction.atomic():
+        game = _locked(token)
+        if version is not None and version != game.version:
+            return False
+        return _time_up(game, game_players(game)) is not None
 
 
 def game_add_bot(*, token: str, guest_id: str, level: str) -> Player:
@@ -236,6 +310,7 @@ def game_start(*, token: str, guest_id: str, version: int | None = None) -> Game
             state,
             fields=["status", "started_at", "seat_count"],
             last=last_action("start", host.order),
+            new_turn=True,
         )
     return game
 
@@ -251,20 +326,39 @@ def game_act(
     """Apply one player's action, made against ``version`` of the game.
 
     Dice come from the game's seed unless ``rng`` is given (tests script them).
+    An action that reaches the game after its turn clock ran out is refused
+    (``time_up``, or ``stale_version`` for anyone else) and the stand-in bot
+    takes the turn instead, in the same transaction: of the two, exactly one
+    is ever applied.
     """
     with transaction.atomic():
         game = _locked(token)
         players = game_players(game)
-        state = _state(game, players)
-        kind: rules.ActionName = "roll" if isinstance(action, rules.Roll) else "score"
-        seat = _check(game, players, guest_id, kind, version=version, state=state)
-        assert seat is not None and state is not None
-        if seat.bot:
-            # Acting takes the seat back from the bot that kept it.
-            seat.bot = ""
-            seat.save(update_fields=["bot"])
-        _play(game, players, seat, action, rng, state)
+        timed_out = _time_up(game, players)
+        if timed_out is None:
+            _act(game, players, guest_id, version, action, rng)
+    if timed_out is not None:
+        raise GameError("time_up" if timed_out.guest_id == guest_id else "stale_version")
     return game
+
+
+def _act(
+    game: Game,
+    players: Sequence[Player],
+    guest_id: str,
+    version: int,
+    action: rules.Action,
+    rng: rules.engine.DiceRoller | None,
+) -> None:
+    state = _state(game, players)
+    kind: rules.ActionName = "roll" if isinstance(action, rules.Roll) else "score"
+    seat = _check(game, players, guest_id, kind, version=version, state=state)
+    assert seat is not None and state is not None
+    if seat.bot:
+        # Acting takes the seat back from the bot that kept it.
+        seat.bot = ""
+        seat.save(update_fields=["bot"])
+    _play(game, players, seat, action, rng, state)
 
 
 def _play(
@@ -305,7 +399,14 @@ def _play(
         game.status = Game.Status.FINISHED
         game.finished_at = timezone.now()
         fields += ["status", "finished_at"]
-    _commit(game, players, after, fields=fields, last=last)
+    _commit(
+        game,
+        players,
+        after,
+        fields=fields,
+        last=last,
+        new_turn=isinstance(action, rules.Score),
+    )
 
 
 def game_bot_step(*, token: str, version: int) -> Game:
@@ -380,12 +481,16 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
             status=Game.Status.PLAYING,
             started_at=timezone.now(),
             version=1,
+            turn_seconds=game.turn_seconds,
+            spectator_chat=game.spectator_chat,
             **_fair_seed(),
         )
-        Player.objects.bulk_create(
+        seats = Player.objects.bulk_create(
             Player(game=new, order=p.order, name=p.name, guest_id=p.guest_id, bot=p.bot)
             for p in players
         )
+        _wind_clock(new, seats, new_turn=True)
+        new.save(update_fields=["turn_deadline"])
         Move.objects.create(game=new, version=1, kind=Move.Kind.START)
         game.rematch = new
         state = game_state(game, players)
@@ -403,3 +508,44 @@ def game_roll(*, token: str, guest_id: str, version: int, hold: Collection[int] 
 def game_score(*, token: str, guest_id: str, version: int, category: str) -> Game:
     """Score the current dice in the box ``category``."""
     return game_act(token=token, guest_id=guest_id, version=version, action=rules.Score(category))
+
+
+def game_chat(
+    *, token: str, guest_id: str, text: str | None = None, phrase: str | None = None
+) -> None:
+    """Say something at the table: free text, or a quick phrase or reaction
+    by its code. The name shown is the speaker's seat's, looked up here.
+
+    Chat is not a change of the game: it takes no lock and leaves the
+    version alone (a line said during a move can never make that move
+    stale), and its push is a message of its own, sent once committed.
+    """
+    game = game_by_token(token)
+    if game is None:
+        raise GameError("no_such_game")
+    players = game_players(game)
+    me = seat_among(players, guest_id)
+    rules.require(rules_table(game, players, None), me.order if me else None, "chat")
+    body, code = read_chat(text, phrase)
+    with transaction.atomic():
+        line = ChatMessage.objects.create(
+            game=game, player=me, name=me.name if me else "", text=body, code=code
+        )
+        transaction.on_commit(functools.partial(live.chatted, chat_line(line, game.token)))
+
+
+def game_spectator_chat(*, token: str, guest_id: str, on: int) -> Game:
+    """The host opens (1) or closes (0) the table's chat to spectators."""
+    with transaction.atomic():
+        game = _locked(token)
+        players = game_players(game)
+        me = _check(game, players, guest_id, "spectator_chat")
+        game.spectator_chat = bool(on)
+        _commit(
+            game,
+            players,
+            _state(game, players),
+            fields=["spectator_chat"],
+            last=last_action("chat", me.order if me else None),
+        )
+    return game

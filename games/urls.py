@@ -10,6 +10,8 @@ urlpatterns = [
     path("g/<token:token>/review/", views.review_page, name="review"),
     path("g/<token:token>/verify/", verify_views.verify_page, name="verify"),
     path("g/<token:token>/verify.json", verify_views.verify_json, name="verify_json"),
+    path("my/games/", views.my_games, name="my_games"),
+    path("my/stats/", views.my_stats, name="my_stats"),
     path("rules/", views.rules_page, name="rules"),
     path("rules/<str:ruleset>/", views.rules_page, name="rules"),
 ]

@@ -17,8 +17,8 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 
-from games.rendering import table_message
-from games.selectors import Snapshot
+from games.rendering import chat_message, table_message
+from games.selectors import ChatLine, Snapshot
 
 # Each entry is one table's message, about 10-20 KB: a few hundred recent
 # views are what live pushes need, and memory stays bounded.
@@ -38,4 +38,20 @@ def table_text(snap: Snapshot, seat: int | None, language: str) -> str:
             _views.popitem(last=False)
     else:
         _views.move_to_end(key)
+    return text
+
+
+_chat_views: OrderedDict[tuple[int, str], str] = OrderedDict()
+
+
+def chat_text(line: ChatLine, language: str) -> str:
+    """The ``chat`` message of one line for a reader of ``language``, as
+    sent: rendered once per language however many read it."""
+    key = (line["id"], language)
+    text = _chat_views.get(key)
+    if text is None:
+        text = json.dumps(chat_message(line, language))
+        _chat_views[key] = text
+        if len(_chat_views) > MAX_VIEWS:
+            _chat_views.popitem(last=False)
     return text

@@ -3,6 +3,7 @@ websocket; pages only create, join and show."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -17,17 +18,18 @@ from django.utils.translation import get_language, get_language_from_path
 from django.views import i18n
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import limits, rules_pages, services
+from games import limits, records, rules_pages, services
 from games.forms import JoinForm, NewGameForm
 from games.guests import ensure_guest_id, guest_id_of, took_a_seat
 from games.labels import RULESET_NAMES
 from games.live import live
 from games.messages import error_message
 from games.models import Game
-from games.rendering import review_rows, table_context
+from games.rendering import chat_panel_context, review_rows, table_context
 from games.rules import RULESETS, GameError, get_ruleset
 from games.selectors import (
     game_by_token,
+    game_chat_lines,
     game_review,
     game_snapshot,
     games_hosted_since,
@@ -41,6 +43,11 @@ def health(request: HttpRequest) -> JsonResponse:
     (pushes that failed to leave, messages dropped from a full inbox, work
     that crashed), for an operator's monitoring. Touches no database."""
     return JsonResponse({"status": "ok", "sockets": live.sockets, "counts": dict(live.counts)})
+
+
+def _unfinished(request: HttpRequest) -> list[records.MyGame]:
+    games = records.guest_games(guest_id_of(request.session))
+    return [g for g in games if g.status != Game.Status.FINISHED][:5]
 
 
 @require_http_methods(["GET", "POST"])
@@ -60,7 +67,12 @@ def home(request: HttpRequest) -> HttpResponse:
         )
         if refused:
             form.add_error(None, error_message(refused))
-            return render(request, "games/home.html", {"form": form}, status=429)
+            return render(
+                request,
+                "games/home.html",
+                {"form": form, "unfinished": _unfinished(request)},
+                status=429,
+            )
         try:
             game = services.game_create(
                 guest_id=guest,
@@ -70,13 +82,18 @@ def home(request: HttpRequest) -> HttpResponse:
                 hints=form.cleaned_data["hints"],
                 bot_level=form.cleaned_data["opponents"],
                 watch=form.cleaned_data["watch"],
+                turn_seconds=form.cleaned_data["turn_seconds"] or 0,
             )
         except GameError as error:
             form.add_error(None, error_message(error.code))
         else:
             took_a_seat(request)
             return redirect("game", token=game.token)
-    return render(request, "games/home.html", {"form": form})
+    return render(
+        request,
+        "games/home.html",
+        {"form": form, "unfinished": _unfinished(request)},
+    )
 
 
 def _game_or_404(token: str) -> Game:
@@ -89,6 +106,11 @@ def _game_or_404(token: str) -> Game:
 @require_GET
 def game(request: HttpRequest, token: str) -> HttpResponse:
     game = _game_or_404(token)
+    # A turn clock that ran out while nobody was connected is honoured now.
+    if services.clock_ran_out(game) and services.game_clock_expire(
+        token=game.token, version=game.version
+    ):
+        game.refresh_from_db()
     # Only read: a visitor who just looks gets no session row of their own.
     seat = seat_of(game, guest_id_of(request.session))
     snap = game_snapshot(game)
@@ -101,9 +123,36 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
         "invite_url": request.build_absolute_uri(request.path),
         "join_form": JoinForm() if can_join else None,
         "language": get_language(),
+        "server_now": time.time(),
         **table_context(snap, me),
+        **chat_panel_context(snap, me, game_chat_lines(game.token)),
     }
     return render(request, "games/game.html", context)
+
+
+@require_GET
+def my_games(request: HttpRequest) -> HttpResponse:
+    """The games this browser has a seat at: a returning guest finds an
+    unfinished game without keeping its link. Only read: a visitor with no
+    session gets none."""
+    games = records.guest_games(guest_id_of(request.session))
+    return render(
+        request,
+        "games/my_games.html",
+        {
+            "playing": [g for g in games if g.status == Game.Status.PLAYING],
+            "lobby": [g for g in games if g.status == Game.Status.LOBBY],
+            "finished": [g for g in games if g.status == Game.Status.FINISHED],
+        },
+    )
+
+
+@require_GET
+def my_stats(request: HttpRequest) -> HttpResponse:
+    """How this browser's guest plays, per rule set, from their finished games."""
+    return render(
+        request, "games/my_stats.html", {"stats": records.guest_stats(guest_id_of(request.session))}
+    )
 
 
 @require_GET

@@ -33,6 +33,8 @@ ActionName = Literal[
     "hand_to_bot",
     "take_back",
     "hint",
+    "chat",
+    "spectator_chat",
 ]
 ACTION_NAMES: tuple[ActionName, ...] = get_args(ActionName)
 
@@ -58,6 +60,8 @@ class Table:
     # The seat to move has been idle past the grace period, so the others
     # may let a bot stand in for it.
     absent: bool = False
+    # Spectators may write in the table's chat (the host decides).
+    spectator_chat: bool = True
 
 
 Check = Callable[[Table, int | None, bool], str | None]
@@ -171,6 +175,16 @@ def _hint(table: Table, seat: int | None, stale: bool) -> str | None:
     return _score(table, seat, stale)
 
 
+def _chat(table: Table, seat: int | None, stale: bool) -> str | None:
+    if _seated(table, seat):
+        return None
+    return None if table.spectator_chat else "chat_closed"
+
+
+def _spectator_chat(table: Table, seat: int | None, stale: bool) -> str | None:
+    return None if _is_host(table, seat) else "not_host"
+
+
 CHECKS: dict[ActionName, Check] = {
     "roll": _roll,
     "score": _score,
@@ -182,6 +196,8 @@ CHECKS: dict[ActionName, Check] = {
     "hand_to_bot": _hand_to_bot,
     "take_back": _take_back,
     "hint": _hint,
+    "chat": _chat,
+    "spectator_chat": _spectator_chat,
 }
 
 

@@ -11,6 +11,8 @@
   const announcer = root.querySelector("[data-announce]");
   const connection = root.querySelector("[data-connection]");
   const connectionText = connection.querySelector(".connection-text");
+  const chat = root.querySelector("[data-chat]");
+  const chatLog = chat?.querySelector("[data-chat-log]");
 
   let shown = Number(root.dataset.version) || 0;
   let holds = new Set(currentHolds());
@@ -86,6 +88,10 @@
       return;
     }
     if (message.type === "current") return;
+    if (message.type === "chat" || message.type === "chat_log") {
+      showChat(message);
+      return;
+    }
     if (message.type === "hint") {
       if (message.version === shown) hintBox.innerHTML = message.html;
       return;
@@ -101,6 +107,7 @@
     if (changed) clearTimeout(answerTimer);
     shown = message.version;
     root.dataset.version = String(shown);
+    chatSettings(message.seat, message.state.spectator_chat);
     const focused = focusKey(document.activeElement);
     table.innerHTML = message.html;
     if (changed) {
@@ -116,6 +123,7 @@
       }
     }
     showHolds();
+    tickClock();
     if (focused) table.querySelector(focused)?.focus();
     if (gap) resync();
   }
@@ -148,14 +156,98 @@
   // the action carries one), the button's fixed fields (data-args, JSON), and
   // the fields the player sets on the page, each from its element marked
   // data-param for this action: a select's value, or a group's pressed dice.
+  // A field inside a form belongs to that form's own button only.
   function act(button) {
     const action = button.dataset.action;
     const message = { action, version: shown, ...JSON.parse(button.dataset.args || "{}") };
-    table.querySelectorAll(`[data-for="${action}"][data-param]`).forEach((element) => {
+    root.querySelectorAll(`[data-for="${action}"][data-param]`).forEach((element) => {
+      if (element.form && element.form !== button.form) return;
       message[element.dataset.param] =
         element.matches("select, input") ? element.value : [...holds].sort();
     });
-    if (send(message) && action !== "hint") expectAnswer();
+    const sent = send(message);
+    // A hint and a chat line answer with messages of their own, not a new table.
+    if (sent && action !== "hint" && action !== "chat") expectAnswer();
+    return sent;
+  }
+
+  // The table's chat: lines arrive rendered in this page's language (a
+  // quick phrase in the reader's own words) and are added in order.
+  function showChat(message) {
+    if (!chatLog) return;
+    const atBottom = chatLog.scrollHeight - chatLog.scrollTop - chatLog.clientHeight < 24;
+    if (message.type === "chat_log") {
+      chatLog.innerHTML = message.html;
+    } else if (!chatLog.querySelector(`[data-chat-id="${message.id}"]`)) {
+      chatLog.insertAdjacentHTML("beforeend", message.html);
+      if (chat.classList.contains("chat-hidden")) {
+        unread += 1;
+        const toggle = chat.querySelector("[data-chat-toggle]");
+        toggle.textContent = `${toggle.dataset.labelShow} (${unread})`;
+      } else if (!chatInView()) {
+        // On a phone the chat is below the table: say so where the player looks.
+        unseen += 1;
+        jump.querySelector("[data-chat-jump-count]").textContent = `(${unseen})`;
+        jump.hidden = false;
+      }
+    }
+    chat.querySelector("[data-chat-none]").hidden = chatLog.children.length > 0;
+    if (atBottom || message.type === "chat_log") chatLog.scrollTop = chatLog.scrollHeight;
+  }
+
+  const jump = root.querySelector("[data-chat-jump]");
+  let unseen = 0;
+  function chatInView() {
+    const box = chatLog.getBoundingClientRect();
+    return box.bottom > 0 && box.top < window.innerHeight;
+  }
+  function chatSeen() {
+    unseen = 0;
+    jump.hidden = true;
+  }
+  if (jump) {
+    jump.addEventListener("click", chatSeen);
+    window.addEventListener("scroll", () => { if (!jump.hidden && chatInView()) chatSeen(); }, { passive: true });
+  }
+
+  // Who may write follows the table: a spectator only while the host lets them.
+  function chatSettings(seat, spectatorsMayChat) {
+    if (!chat) return;
+    const open = seat !== null || spectatorsMayChat;
+    chat.querySelector("[data-chat-compose]").hidden = !open;
+    chat.querySelector("[data-chat-closed]").hidden = open;
+    chat.querySelectorAll("[data-chat-when]").forEach((button) => {
+      button.hidden = (button.dataset.chatWhen === "open") !== spectatorsMayChat;
+    });
+  }
+
+  // Anyone may hide the chat for themselves; this browser remembers it.
+  const CHAT_HIDDEN_KEY = "yacht.chatHidden";
+  let unread = 0;
+  function chatHidden(hidden) {
+    unread = 0;
+    const toggle = chat.querySelector("[data-chat-toggle]");
+    chat.classList.toggle("chat-hidden", hidden);
+    chat.querySelector(".chat-body").hidden = hidden;
+    toggle.setAttribute("aria-expanded", String(!hidden));
+    toggle.textContent = hidden ? toggle.dataset.labelShow : toggle.dataset.labelHide;
+  }
+  if (chat) {
+    let stored = null;
+    try { stored = localStorage.getItem(CHAT_HIDDEN_KEY); } catch (e) { stored = null; }
+    chatHidden(stored === "1");
+    chat.querySelector("[data-chat-toggle]").addEventListener("click", () => {
+      const hidden = !chat.classList.contains("chat-hidden");
+      chatHidden(hidden);
+      try { localStorage.setItem(CHAT_HIDDEN_KEY, hidden ? "1" : "0"); } catch (e) { /* private mode: not remembered */ }
+    });
+    chat.querySelector("[data-chat-form]").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const input = chat.querySelector("#chat-text");
+      if (!input.value.trim()) return;
+      if (act(event.target.querySelector("[data-action]"))) input.value = "";
+    });
+    if (chatLog) chatLog.scrollTop = chatLog.scrollHeight;
   }
 
   setInterval(() => {
@@ -165,6 +257,37 @@
       resync();
     }
   }, 5000);
+
+  // The turn clock counts down to the deadline the server set (and
+  // enforces), on the server's time: the page learnt the difference between
+  // the two clocks when it loaded. When it reaches zero and no table has
+  // come to say so, the page asks, and the server acts on the deadline.
+  // The server's clock was read as the page's response began to arrive.
+  function skew() {
+    const serverNow = Number(root.dataset.serverNow || 0);
+    if (!serverNow) return 0;
+    const navigation = performance.getEntriesByType?.("navigation")[0];
+    const arrived = navigation ? performance.timeOrigin + navigation.responseStart : Date.now();
+    return serverNow - arrived / 1000;
+  }
+  const clockSkew = skew();
+  let askedAtZero = 0;
+  function tickClock() {
+    const clock = table.querySelector("[data-deadline]");
+    if (!clock) return;
+    const seconds = Number(clock.dataset.seconds || 1);
+    const left = Math.min(seconds, Math.max(0, Number(clock.dataset.deadline) - (Date.now() / 1000 + clockSkew)));
+    const whole = Math.ceil(left);
+    clock.querySelector("[data-clock-text]").textContent = `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+    const share = (100 * left) / seconds;
+    clock.querySelector(".turn-clock-left")?.setAttribute("stroke-dasharray", `${share.toFixed(1)} 100`);
+    clock.classList.toggle("turn-clock-low", left <= 10);
+    if (left <= 0 && Number(clock.dataset.deadline) !== askedAtZero && Date.now() / 1000 + clockSkew > Number(clock.dataset.deadline) + 1.5) {
+      askedAtZero = Number(clock.dataset.deadline);
+      resync();
+    }
+  }
+  setInterval(tickClock, 250);
 
   // A stalled turn: the others' "let a bot play" button wakes up when the
   // grace period is over (the server checks the time again).
@@ -191,14 +314,15 @@
     setTimeout(() => { announcer.textContent = text; }, 50);
   }
 
-  table.addEventListener("click", (event) => {
+  root.addEventListener("click", (event) => {
     const die = event.target.closest(".die");
-    if (die && !die.disabled) {
+    if (die && !die.disabled && table.contains(die)) {
       toggleHold(Number(die.dataset.die));
       return;
     }
     const button = event.target.closest("[data-action]");
-    if (button && !button.disabled) act(button);
+    // A form's button acts through the form's submit (Enter does too).
+    if (button && !button.disabled && !button.form) act(button);
   });
 
   document.addEventListener("keydown", (event) => {

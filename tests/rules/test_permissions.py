@@ -11,6 +11,9 @@ from games import rules
 from games.rules import ScriptedDice, Seat, Table, allowed_actions, refusal
 
 PEOPLE = (Seat(person=True), Seat(person=True))
+# Talking at the table is allowed apart from the game's own actions (see the
+# chat's own test below): the tests of play leave it out.
+TALK = {"chat", "spectator_chat"}
 
 
 def lobby(*seats: Seat, seat_count: int = 3) -> Table:
@@ -28,16 +31,16 @@ def playing(rolls: int = 0, current: int = 0, **changes: Any) -> Table:
 
 def test_in_the_lobby_the_host_may_start_and_add_bots_and_the_others_only_sync() -> None:
     table = lobby()
-    assert allowed_actions(table, 0) == {"start", "add_bot", "sync"}
-    assert allowed_actions(table, 1) == {"sync"}
-    assert allowed_actions(table, None) == {"sync"}
+    assert allowed_actions(table, 0) - TALK == {"start", "add_bot", "sync"}
+    assert allowed_actions(table, 1) - TALK == {"sync"}
+    assert allowed_actions(table, None) - TALK == {"sync"}
 
 
 def test_the_host_may_remove_a_bot_only_when_one_is_seated_and_add_one_only_to_a_free_seat() -> (
     None
 ):
     full = lobby(Seat(person=True), Seat(person=False, bot="solid"), seat_count=2)
-    assert allowed_actions(full, 0) == {"start", "remove_bot", "sync"}
+    assert allowed_actions(full, 0) - TALK == {"start", "remove_bot", "sync"}
     assert refusal(full, 0, "add_bot") == "game_full"
     assert refusal(lobby(), 0, "remove_bot") == "not_a_bot"
 
@@ -48,10 +51,15 @@ def test_a_game_watched_by_bots_alone_has_no_host() -> None:
 
 
 def test_the_player_to_move_may_roll_then_also_score_and_ask_for_a_hint() -> None:
-    assert allowed_actions(playing(hints=True), 0) == {"roll", "sync"}
-    assert allowed_actions(playing(rolls=1, hints=True), 0) == {"roll", "score", "hint", "sync"}
-    assert allowed_actions(playing(rolls=3, hints=True), 0) == {"score", "hint", "sync"}
-    assert allowed_actions(playing(rolls=1), 1) == {"sync"}
+    assert allowed_actions(playing(hints=True), 0) - TALK == {"roll", "sync"}
+    assert allowed_actions(playing(rolls=1, hints=True), 0) - TALK == {
+        "roll",
+        "score",
+        "hint",
+        "sync",
+    }
+    assert allowed_actions(playing(rolls=3, hints=True), 0) - TALK == {"score", "hint", "sync"}
+    assert allowed_actions(playing(rolls=1), 1) - TALK == {"sync"}
 
 
 @pytest.mark.parametrize(
@@ -102,9 +110,22 @@ def test_the_others_may_hand_an_idle_persons_turn_to_a_bot_and_the_person_may_ta
 
 def test_after_the_end_any_player_may_ask_for_a_rematch() -> None:
     table = replace(playing(), status="finished")
-    assert allowed_actions(table, 1) == {"rematch", "sync"}
-    assert allowed_actions(table, None) == {"sync"}
+    assert allowed_actions(table, 1) - TALK == {"rematch", "sync"}
+    assert allowed_actions(table, None) - TALK == {"sync"}
 
 
 def test_every_action_has_a_check() -> None:
     assert set(rules.permissions.CHECKS) == set(rules.ACTION_NAMES)
+
+
+@pytest.mark.parametrize("table", [lobby(), playing(rolls=1), playing(status="finished")])
+def test_players_may_always_chat_spectators_while_the_host_lets_them_and_only_the_host_decides(
+    table: Table,
+) -> None:
+    assert {"chat", "spectator_chat"} <= allowed_actions(table, 0)
+    assert "chat" in allowed_actions(table, 1) and "spectator_chat" not in allowed_actions(table, 1)
+    assert "chat" in allowed_actions(table, None)
+    closed = replace(table, spectator_chat=False)
+    assert refusal(closed, None, "chat") == "chat_closed"
+    assert refusal(closed, 1, "chat") is None
+    assert refusal(closed, None, "spectator_chat") == "not_host"

@@ -32,7 +32,7 @@ from django.db import connection
 from django.utils import translation
 from hypothesis import strategies as st
 
-from games import actions, consumers, rules, services
+from games import actions, chat, consumers, rules, services
 from games.actions import Declaration, Positions, Text, Whole
 from games.guests import GUEST_KEY
 from games.messages import MESSAGES, error_message
@@ -70,6 +70,7 @@ TABLE = "table"  # the current table, to the sender only
 HINT = "hint"  # the advisor's answer, to the sender only
 CURRENT = "current"  # "you show the game's version", to the sender only
 NOTHING = "nothing"  # no answer at all (a repeated rematch)
+CHAT = "chat"  # a chat line, to every socket of the game (the sender's too)
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,8 @@ class Table:
     hints: bool = False
     bots: list[str] = field(default_factory=list)  # by seat: the level playing it, or ""
     rematched: bool = False
+    spectator_chat: bool = True
+    chats: int = 0  # lines said at this table
     sockets: list[Sock] = field(default_factory=list)
 
     def seat_of(self, guest: str) -> int | None:
@@ -131,6 +134,7 @@ class Table:
             game=self.state,
             hints=self.hints,
             absent=True,
+            spectator_chat=self.spectator_chat,
         )
 
 
@@ -344,6 +348,8 @@ def expect_action(table: Table, sock: Sock, message: dict[str, Any]) -> Outcome:
         return Outcome(HINT)
     if declaration.name == "rematch" and table.rematched:
         return Outcome(NOTHING)
+    if declaration.answer == "chat":
+        return Outcome(CHAT)
     return Outcome(ACCEPT)
 
 
@@ -371,6 +377,11 @@ def field_refusal(
         assert table.state is not None
         if message["seat"] != table.state.current:
             return "not_absent"
+    elif name == "chat":
+        try:
+            chat.read_chat(message.get("text"), message.get("phrase"))
+        except rules.GameError as error:
+            return error.code
     return None
 
 
@@ -397,6 +408,9 @@ def advance(table: Table, message: dict[str, Any], sock: Sock) -> None:
         return
     if action == "take_back":
         table.bots[table.guests.index(sock.guest)] = ""
+        return
+    if action == "spectator_chat":
+        table.spectator_chat = bool(message["on"])
         return
     move = latest_move(table.token)
     assert move.version == table.version, (move.version, table.version)
@@ -567,7 +581,23 @@ def legal_message(draw: st.DrawFn, table: Table, sock: Sock) -> dict[str, Any]:
     v = table.version
     if table.status == Game.Status.LOBBY:
         # Starting ends the lobby: seat and unseat bots a while first.
-        choice = draw(st.sampled_from(["start", "add_bot", "add_bot", "remove_bot", "remove_bot"]))
+        choice = draw(
+            st.sampled_from(
+                [
+                    "start",
+                    "add_bot",
+                    "add_bot",
+                    "remove_bot",
+                    "remove_bot",
+                    "chat",
+                    "spectator_chat",
+                ]
+            )
+        )
+        if choice == "chat":
+            return {"action": "chat", "phrase": draw(st.sampled_from(chat.CODES))}
+        if choice == "spectator_chat":
+            return {"action": "spectator_chat", "on": draw(st.integers(0, 1))}
         if choice == "add_bot":
             return {"action": "add_bot", "level": draw(st.sampled_from(LEVELS))}
         if choice == "remove_bot":
@@ -591,6 +621,8 @@ def legal_message(draw: st.DrawFn, table: Table, sock: Sock) -> dict[str, Any]:
         return {"action": "take_back"}
     if aside == 2 and state.rolls:
         return {"action": "hint"}
+    if aside == 3:
+        return {"action": "chat", "text": draw(JUNK_TEXT)}
     may_roll = state.rolls < rules.MAX_ROLLS
     if state.rolls == 0 or (may_roll and draw(st.booleans())):
         hold = [] if state.rolls == 0 else sorted(draw(st.sets(st.integers(0, 4))))
@@ -676,6 +708,9 @@ class Crowd:
         assert connected
         first = await self.receive(sock)
         self.check_table(first, table, sock)
+        if table.chats:
+            said = await self.receive(sock)
+            assert said["type"] == "chat_log" and "Traceback" not in said["html"], said
 
     async def close(self) -> None:
         for table in self.tables:
@@ -688,7 +723,9 @@ class Crowd:
         raw = await sock.ws.receive_from(timeout=ANSWER_TIMEOUT)
         message = json.loads(raw)
         assert isinstance(message, dict), raw[:300]
-        assert message.get("type") in ("table", "error", "hint", "current"), raw[:300]
+        assert message.get("type") in ("table", "error", "hint", "current", "chat", "chat_log"), (
+            raw[:300]
+        )
         return message
 
     def check_table(self, message: dict[str, Any], table: Table, sock: Sock) -> None:
@@ -778,6 +815,15 @@ class Crowd:
             await sock.ws.send_to(text_data='{"action": "sync"}')
             self.stats.tried += 1
             self.check_table(await self.receive(sock), table, sock)
+        elif outcome.kind == CHAT:
+            # A line said reaches every socket of the game, and changes nothing else.
+            self.stats.accepted += 1
+            self.stats.took["chat"] = self.stats.took.get("chat", 0) + 1
+            for other in table.sockets:
+                line = await self.receive(other)
+                assert line["type"] == "chat" and "Traceback" not in line["html"], line
+                assert "<script" not in line["html"].lower()
+            table.chats += 1
         if outcome.kind == ACCEPT:
             # Pushes leave only after the commit: once one arrives, the rows are there.
             self.stats.accepted += 1
@@ -798,8 +844,8 @@ class Crowd:
             return games + 1, players + len(table.guests), moves + 1, scores
         if action in ("add_bot", "remove_bot"):
             return games, players + (1 if action == "add_bot" else -1), moves, scores
-        if action in ("hand_to_bot", "take_back"):
-            # A seat changes hands: no move is logged.
+        if action in ("hand_to_bot", "take_back", "spectator_chat"):
+            # A seat changes hands, or a setting changes: no move is logged.
             return games, players, moves, scores
         return games, players, moves + 1, scores + (action == "score")
 

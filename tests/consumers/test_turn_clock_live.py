@@ -1,0 +1,120 @@
+"""The turn clock through the socket: it runs out under a live socket (a
+timer of this process acts), and with nobody connected (the next socket,
+or the next page load, acts)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.test import Client as PageClient
+from django.utils import timezone
+
+from games import services
+from games.models import Game, Player
+from tests import factories
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+@pytest.fixture
+def quick_bots(settings):
+    settings.YACHT_BOT_PAUSE = (0.0, 0.01)
+
+
+def short_clock_lobby() -> Game:
+    """A two-seat lobby whose turn clock is one second (shorter than any a
+    player can choose, so the test does not wait)."""
+    game = factories.lobby_game(2)
+    Game.objects.filter(pk=game.pk).update(turn_seconds=1)
+    return game
+
+
+async def test_the_clock_runs_out_under_a_live_socket_and_the_stand_in_bot_plays_the_turn(
+    connect, quick_bots
+):
+    game = await sync_to_async(short_clock_lobby)()
+    ana = await connect(game.token, "ana")
+    watcher = await connect(game.token, None, lang="it")
+    await ana.table()
+    await watcher.table()
+    await ana.send({"action": "start", "version": ana.version})
+    started = await watcher.table()
+    assert started["state"]["deadline"] is not None
+    assert 'role="timer"' in started["html"]
+    # Nobody acts: within the second (and a little) the clock runs out.
+    ran_out = await watcher.table(timeout=4)
+    assert ran_out["state"]["last"]["kind"] == "clock"
+    assert ran_out["state"]["last"]["seat"] == 0
+    assert ran_out["state"]["seats"][0]["bot"] == services.STAND_IN_LEVEL
+    assert ran_out["state"]["deadline"] is None
+    assert "scaduto" in ran_out["announce"], "each socket hears it in its own language"
+    # The stand-in rolls and scores Ana's turn; then it is Bo's, on his clock.
+    while True:
+        table = await watcher.table(timeout=5)
+        if table["state"]["current_seat"] == 1:
+            break
+    assert table["state"]["last"]["kind"] == "score" and table["state"]["last"]["seat"] == 0
+    assert table["state"]["deadline"] is not None
+    versions_before = table["version"]
+    # Ana takes her seat back.
+    await ana.send({"action": "take_back"})
+    back = await watcher.table()
+    assert back["version"] == versions_before + 1
+    assert back["state"]["seats"][0]["bot"] == ""
+
+
+async def test_a_clock_that_ran_out_with_nobody_connected_is_honoured_when_someone_connects(
+    connect, quick_bots
+):
+    game = await sync_to_async(short_clock_lobby)()
+    await sync_to_async(services.game_start)(token=game.token, guest_id="ana")
+    started = await sync_to_async(Game.objects.get)(pk=game.pk)
+    # No socket, no timer: the deadline passes and nothing happens...
+    await asyncio.sleep(1.3)
+    still = await sync_to_async(Game.objects.get)(pk=game.pk)
+    assert still.version == started.version
+    assert (await sync_to_async(Player.objects.get)(game=game, order=0)).bot == ""
+    # ...until a socket of the game connects: its first table shows it done.
+    bo = await connect(game.token, "bo")
+    table = await bo.table()
+    assert table["version"] == started.version + 1
+    assert table["state"]["last"] is None or table["state"]["last"]["kind"] != "roll"
+    assert table["state"]["seats"][0]["bot"] == services.STAND_IN_LEVEL
+    # and the stand-in bot goes on to play the turn.
+    while table["state"]["current_seat"] != 1:
+        table = await bo.table(timeout=5)
+
+
+def _load_page(token: str) -> int:
+    return PageClient().get(f"/en/g/{token}/").status_code
+
+
+async def test_a_clock_that_ran_out_unwatched_is_honoured_by_the_games_page_too():
+    game = await sync_to_async(short_clock_lobby)()
+    await sync_to_async(services.game_start)(token=game.token, guest_id="ana")
+    await asyncio.sleep(1.2)
+    assert await sync_to_async(_load_page)(game.token) == 200
+    ana = await sync_to_async(Player.objects.get)(game=game, order=0)
+    assert ana.bot == services.STAND_IN_LEVEL
+
+
+async def test_a_sync_from_a_page_whose_clock_reached_zero_honours_a_deadline_no_timer_kept(
+    connect, quick_bots
+):
+    game = await sync_to_async(factories.started_game)(2)
+    ana = await connect(game.token, "ana")
+    await ana.table()
+    # As if the process holding the deadline's timer had died with it: the
+    # deadline is in the past and no timer here knows of it.
+    await sync_to_async(
+        lambda: Game.objects.filter(pk=game.pk).update(
+            turn_seconds=30, turn_deadline=timezone.now() - timedelta(seconds=1)
+        )
+    )()
+    await ana.send({"action": "sync", "version": ana.version})
+    table = await ana.table()
+    assert table["state"]["last"]["kind"] == "clock"
+    assert table["state"]["seats"][0]["bot"] == services.STAND_IN_LEVEL

@@ -1,0 +1,108 @@
+"""My games and my stats: a guest's own games and how they play, from the
+seats their browser session holds, and nothing of anyone else's."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from games import services
+from games.guests import GUEST_KEY
+from games.models import Game, Player
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+
+def as_guest(client, guest: str):
+    session = client.session
+    session[GUEST_KEY] = guest
+    session.save()
+    return client
+
+
+def finished(seats: int = 2, *, guests=factories.GUESTS, seed: int = 3, **lobby) -> Game:
+    game = factories.started_game(seats, guests=guests, **lobby)
+    return factories.play_turns(game, guests=guests, rng=random.Random(seed))
+
+
+def test_my_games_lists_lobby_games_in_play_with_my_turn_marked_and_finished_with_place_and_score(
+    client,
+):
+    lobby = factories.lobby_game(3, joined=2)
+    my_turn = factories.started_game(2)
+    their_turn = factories.play_turns(factories.started_game(2), 1)
+    done = finished(2)
+    strangers = finished(2, guests=("xi", "yu"))
+    html = as_guest(client, "bo").get("/en/my/games/").content.decode()
+
+    for game in (lobby, my_turn, their_turn, done):
+        assert f"/en/g/{game.token}/" in html
+    assert f"/en/g/{strangers.token}/" not in html and "Xi" not in html
+    assert "Waiting in the lobby: 2 of 3 seats taken" in html
+    # Bo's turn in one game only: Ana moved first in the other.
+    assert html.count("Your turn") == 1
+    turn_item = re.search(r'<li class="my-game my-game-turn">.*?</li>', html, re.S)
+    assert turn_item and f"/en/g/{their_turn.token}/" in turn_item.group(0)
+    players = {p.order: p for p in Player.objects.filter(game=done)}
+    assert players[1].name == "Bo"
+    assert re.search(r"Place [12] · \d+ points", html)
+
+
+def test_my_games_is_empty_for_a_visitor_without_a_session_and_sets_none(client):
+    finished(2)
+    response = client.get("/en/my/games/")
+    assert response.status_code == 200
+    assert "No games yet" in response.content.decode()
+    assert "sessionid" not in response.cookies
+
+
+def test_the_home_page_and_the_header_lead_to_my_games_and_an_unfinished_game(client):
+    game = factories.started_game(2)
+    home = as_guest(client, "ana").get("/en/").content.decode()
+    assert 'href="/en/my/games/"' in home and 'href="/en/my/stats/"' in home
+    assert "Your unfinished games" in home and f"/en/g/{game.token}/" in home
+
+
+def test_my_stats_sum_up_finished_games_per_rule_set_with_a_chart(client):
+    games = [finished(2, seed=s) for s in (1, 2, 3)]
+    solo = finished(1, ruleset="yacht_bonus", seed=9)
+    finished(2, guests=("xi", "yu"), seed=4)
+    factories.started_game(2)  # unfinished: not counted
+    response = as_guest(client, "ana").get("/it/my/stats/")
+    html = response.content.decode()
+    assert response.status_code == 200
+    yacht = html.index('id="stats-yacht"')
+    bonus = html.index('id="stats-yacht_bonus"')
+    yacht_part = html[yacht:bonus]
+    assert re.search(r"<dt>Partite</dt><dd>3</dd>", yacht_part), yacht_part[:800]
+    scores = []
+    for game in games:
+        ana = Player.objects.get(game=game, order=0)
+        scores.append(sum(ana.scores.values_list("points", flat=True)))
+    assert f"<dd>{max(scores)}</dd>" in yacht_part
+    assert yacht_part.count('class="stats-dot"') == 3 and "<polyline" in yacht_part
+    # The review's points lost to optimal play are worked out once and kept.
+    kept = Player.objects.filter(guest_id="ana", game__status="finished")
+    assert all(p.lost_to_optimal is not None for p in kept)
+    assert Player.objects.get(game=solo, order=0).lost_to_optimal is not None
+    wins = sum(
+        1
+        for game in games
+        if max(
+            sum(p.scores.values_list("points", flat=True)) for p in Player.objects.filter(game=game)
+        )
+        == scores[games.index(game)]
+    )
+    assert f"<dt>Vittorie</dt><dd>{wins}</dd>" in yacht_part
+    # A solitaire is a game played, not a game won.
+    assert "<dt>Vittorie</dt><dd>0</dd>" in html[bonus:]
+    assert "Xi" not in html
+
+
+def test_my_stats_say_so_when_there_is_nothing_finished(client):
+    services.game_create(guest_id="ana", name="Ana", seat_count=1)
+    html = as_guest(client, "ana").get("/en/my/stats/").content.decode()
+    assert "No finished games yet" in html

@@ -1,0 +1,187 @@
+"""The turn clock: its deadline is stored with the game, and when it passes
+the stand-in bot takes the turn. Any number of attempts to act on one
+deadline change the game once; an action racing the deadline and the
+expiry itself are never both applied."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from games import services
+from games.models import Game, Move, Player
+from games.rules import GameError, Roll, Score
+from games.selectors import game_players, game_state
+from tests import factories
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def clocked_game(seconds: int = 30, seats: int = 2) -> Game:
+    game = factories.lobby_game(seats)
+    Game.objects.filter(pk=game.pk).update(turn_seconds=seconds)
+    return services.game_start(token=game.token, guest_id="ana")
+
+
+def fresh(game: Game) -> Game:
+    return Game.objects.get(pk=game.pk)
+
+
+def run_out(game: Game) -> Game:
+    Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    return fresh(game)
+
+
+def test_a_game_created_with_a_clock_keeps_it_and_an_unknown_clock_is_refused():
+    game = services.game_create(guest_id="ana", name="Ana", turn_seconds=60)
+    assert game.turn_seconds == 60 and game.turn_deadline is None
+    with pytest.raises(GameError, match="unknown_clock"):
+        services.game_create(guest_id="ana", name="Ana", turn_seconds=45)
+
+
+def test_the_deadline_runs_from_the_start_of_a_turn_through_its_rolls_and_restarts_for_the_next():
+    before = timezone.now()
+    game = fresh(clocked_game(30))
+    assert game.turn_deadline is not None
+    assert timedelta(seconds=29) < game.turn_deadline - before <= timedelta(seconds=31)
+    first = game.turn_deadline
+    services.game_act(token=game.token, guest_id="ana", version=game.version, action=Roll())
+    game = fresh(game)
+    assert game.turn_deadline == first, "a roll does not give the turn more time"
+    box = game_state(game, game_players(game)).allowed_boxes()[0]
+    services.game_act(token=game.token, guest_id="ana", version=game.version, action=Score(box))
+    game = fresh(game)
+    assert game.current_seat == 1 and game.turn_deadline is not None
+    assert game.turn_deadline > first
+
+
+def test_no_clock_means_no_deadline_and_a_bot_to_move_has_none():
+    game = fresh(factories.started_game(2))
+    assert game.turn_deadline is None
+    with_bot = factories.lobby_game(2, bot_level="solid")
+    Game.objects.filter(pk=with_bot.pk).update(turn_seconds=30)
+    services.game_start(token=with_bot.token, guest_id="ana")
+    game = fresh(with_bot)
+    assert game.turn_deadline is not None
+    services.game_act(token=game.token, guest_id="ana", version=game.version, action=Roll())
+    game = fresh(game)
+    box = game_state(game, game_players(game)).allowed_boxes()[0]
+    services.game_act(token=game.token, guest_id="ana", version=game.version, action=Score(box))
+    game = fresh(game)
+    assert game.current_seat == 1 and game.turn_deadline is None
+
+
+def test_a_rematch_keeps_the_clock():
+    game = clocked_game(120, seats=1)
+    _play_solitaire(game)
+    new = fresh(services.game_rematch(token=game.token, guest_id="ana"))
+    assert new.turn_seconds == 120 and new.turn_deadline is not None
+
+
+def _play_solitaire(game: Game) -> None:
+    while True:
+        game = fresh(game)
+        if game.status == Game.Status.FINISHED:
+            return
+        services.game_act(token=game.token, guest_id="ana", version=game.version, action=Roll())
+        game = fresh(game)
+        box = game_state(game, game_players(game)).allowed_boxes()[0]
+        services.game_act(token=game.token, guest_id="ana", version=game.version, action=Score(box))
+
+
+def test_a_passed_deadline_hands_the_turn_to_the_stand_in_bot_once_however_often_it_is_tried():
+    game = run_out(clocked_game(30))
+    version = game.version
+    assert services.game_clock_expire(token=game.token, version=version) is True
+    assert services.game_clock_expire(token=game.token, version=version) is False
+    assert services.game_clock_expire(token=game.token) is False
+    game = fresh(game)
+    assert game.version == version + 1
+    assert game.turn_deadline is None
+    ana = Player.objects.get(game=game, order=0)
+    assert ana.bot == services.STAND_IN_LEVEL and ana.guest_id == "ana"
+
+
+def test_a_deadline_not_yet_passed_changes_nothing():
+    game = clocked_game(30)
+    assert services.game_clock_expire(token=game.token, version=game.version) is False
+    assert services.clock_ran_out(fresh(game)) is False
+    assert fresh(game).version == game.version
+
+
+def test_an_action_after_the_deadline_is_refused_and_the_bot_takes_the_turn_instead():
+    game = run_out(clocked_game(30))
+    with pytest.raises(GameError, match="time_up"):
+        services.game_act(token=game.token, guest_id="ana", version=game.version, action=Roll())
+    after = fresh(game)
+    assert after.version == game.version + 1
+    assert not Move.objects.filter(game=game, kind=Move.Kind.ROLL).exists()
+    assert Player.objects.get(game=game, order=0).bot == services.STAND_IN_LEVEL
+    # Acting again (on the version it now shows) takes the seat back.
+    services.game_act(token=game.token, guest_id="ana", version=after.version, action=Roll())
+    assert Player.objects.get(game=game, order=0).bot == ""
+    assert fresh(game).turn_deadline is not None
+
+
+def _race(game: Game, deadline: float) -> tuple[object, object]:
+    """The player's roll and a timer's expiry, both made against the same
+    version, released at the same instant at the deadline."""
+    gate = threading.Barrier(2)
+    results: list[object] = [None, None]
+
+    def player() -> None:
+        try:
+            gate.wait()
+            time.sleep(max(0.0, deadline - time.time()))
+            results[0] = services.game_act(
+                token=game.token, guest_id="ana", version=game.version, action=Roll()
+            )
+        except Exception as error:
+            results[0] = error
+        finally:
+            connection.close()
+
+    def timer() -> None:
+        try:
+            gate.wait()
+            time.sleep(max(0.0, deadline - time.time()))
+            results[1] = services.game_clock_expire(token=game.token, version=game.version)
+        except Exception as error:
+            results[1] = error
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=player), threading.Thread(target=timer)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return results[0], results[1]
+
+
+def test_a_clock_running_out_exactly_as_the_player_acts_applies_exactly_one_of_the_two():
+    outcomes = set()
+    for _ in range(8):
+        game = clocked_game(30)
+        deadline = timezone.now() + timedelta(milliseconds=80)
+        Game.objects.filter(pk=game.pk).update(turn_deadline=deadline)
+        game = fresh(game)
+        acted, expired = _race(game, deadline.timestamp())
+        after = fresh(game)
+        rolled = Move.objects.filter(game=game, kind=Move.Kind.ROLL).count()
+        stood_in = Player.objects.get(game=game, order=0).bot == services.STAND_IN_LEVEL
+        assert after.version == game.version + 1, "exactly one change was committed"
+        assert rolled + stood_in == 1, (acted, expired)
+        if rolled:
+            assert isinstance(acted, Game) and expired is False
+            outcomes.add("roll")
+        else:
+            assert isinstance(acted, GameError) and acted.code in ("time_up", "stale_version")
+            assert expired in (True, False)
+            outcomes.add("clock")
+    assert outcomes
