@@ -96,6 +96,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / "test.sqlite3")}
+    # Kept open: closing the last connection to a WAL database checkpoints
+    # the log into the file, so a connection per socket message cost a disk
+    # sync each (daphne waited on the disk at a third of a core).
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("DJANGO_CONN_MAX_AGE", default=600)
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.bool(
     "YACHT_DB_POOL", default=True
 ):
