@@ -51,17 +51,20 @@ PIP_MARKUP: dict[int, SafeString] = {
 
 
 def _die(index: int, value: int, held: bool) -> dict[str, Any]:
-    label = (_("Die %(n)s: %(value)s, held") if held else _("Die %(n)s: %(value)s")) % {
-        "n": index + 1,
-        "value": value,
-    }
+    # Both labels travel with the die: the page swaps them as a click holds
+    # or releases it, before the push confirms it.
+    names = {"n": index + 1, "value": value}
+    free = _("Die %(n)s: %(value)s") % names
+    kept = _("Die %(n)s: %(value)s, held") % names
     return {
         "index": index,
         "key": index + 1,
         "value": value,
         "held": held,
         "pressed": "true" if held else "false",
-        "label": label,
+        "label": kept if held else free,
+        "label_free": free,
+        "label_held": kept,
         "pips": PIP_MARKUP[value],
     }
 
@@ -160,6 +163,12 @@ def announcement(snap: Snapshot, me: int | None) -> str:
     elif kind == "roll":
         dice = ", ".join(str(d) for d in last["dice"])
         parts.append(_("%(name)s rolled %(dice)s.") % {"name": who, "dice": dice})
+    elif kind == "hold":
+        kept = ", ".join(str(last["dice"][i]) for i in last["held"])
+        if kept:
+            parts.append(_("%(name)s keeps %(dice)s.") % {"name": who, "dice": kept})
+        else:
+            parts.append(_("%(name)s keeps no dice.") % {"name": who})
     elif kind == "score":
         assert last["points"] is not None
         parts.append(
@@ -239,7 +248,7 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "rows": _rows(snap, "score" in can),
         "dice": [_die(i, v, i in held) for i, v in enumerate(snap["dice"])],
         # Holding is part of the next roll, so it is allowed when a reroll is.
-        "can_hold": "roll" in can and snap["rolls_used"] > 0,
+        "can_hold": "hold" in can,
         "ruleset_name": ruleset_name(snap["ruleset"]),
         "has_extra_bonus": any(s["extra_bonus"] for s in snap["seats"]),
         "result": result_sentence(snap) if snap["status"] == "finished" else "",

@@ -23,6 +23,7 @@ from games.names import bot_name, clean_name, require_distinct
 from games.rules import GameError, fairness
 from games.selectors import (
     Last,
+    LastKind,
     game_players,
     game_state,
     last_action,
@@ -52,7 +53,7 @@ def _dice_for(game: Game, action: rules.Action) -> rules.engine.DiceRoller:
     """The game's own fair dice for the roll that will be logged as the next version."""
     if not game.server_seed:
         return _unseeded_dice
-    hold = action.hold if isinstance(action, rules.Roll) else frozenset()
+    hold = (action.hold if isinstance(action, rules.Roll) else None) or frozenset()
     return fairness.FairDice(bytes.fromhex(game.server_seed), game.version + 1, hold)
 
 
@@ -256,7 +257,13 @@ def game_act(
         game = _locked(token)
         players = game_players(game)
         state = _state(game, players)
-        kind: rules.ActionName = "roll" if isinstance(action, rules.Roll) else "score"
+        kind: rules.ActionName = (
+            "roll"
+            if isinstance(action, rules.Roll)
+            else "hold"
+            if isinstance(action, rules.Hold)
+            else "score"
+        )
         seat = _check(game, players, guest_id, kind, version=version, state=state)
         assert seat is not None and state is not None
         if seat.bot:
@@ -276,11 +283,14 @@ def _play(
     before: rules.GameState,
 ) -> None:
     """Apply an action of ``seat`` to a locked game, log it and commit it."""
+    if isinstance(action, rules.Roll) and action.hold is None:
+        # The roll keeps what the seat holds now: the log and the dice name it.
+        action = rules.Roll(before.held)
     dice = rng if rng is not None else _dice_for(game, action)
     after = rules.apply(before, seat.order, action, dice)
     move = Move(game=game, player=seat, version=game.version + 1)
-    if isinstance(action, rules.Roll):
-        move.kind = Move.Kind.ROLL
+    if isinstance(action, rules.Roll | rules.Hold):
+        move.kind = Move.Kind.ROLL if isinstance(action, rules.Roll) else Move.Kind.HOLD
         move.held = sorted(after.held)
         move.dice = list(after.dice)
     else:
@@ -295,7 +305,12 @@ def _play(
         move.category = action.category
         move.points = points + bonus
     move.save()
-    last = last_action("roll" if move.kind == Move.Kind.ROLL else "score", seat.order, move)
+    kinds: dict[str, LastKind] = {
+        Move.Kind.ROLL: "roll",
+        Move.Kind.HOLD: "hold",
+        Move.Kind.SCORE: "score",
+    }
+    last = last_action(kinds[move.kind], seat.order, move)
     game.current_seat = after.current
     game.dice = list(after.dice)
     game.held = sorted(after.held)
@@ -393,10 +408,24 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
     return new
 
 
-def game_roll(*, token: str, guest_id: str, version: int, hold: Collection[int] = ()) -> Game:
-    """Roll the dice not at the positions in ``hold``."""
+def game_roll(
+    *, token: str, guest_id: str, version: int, hold: Collection[int] | None = None
+) -> Game:
+    """Roll the dice not at the positions in ``hold``; None: not those held now."""
+    keep = None if hold is None else frozenset(hold)
+    return game_act(token=token, guest_id=guest_id, version=version, action=rules.Roll(keep))
+
+
+def game_hold(*, token: str, guest_id: str, version: int, dice: Collection[int]) -> Game:
+    """Between rolls, keep the dice at the positions in ``dice`` for the next roll.
+
+    Like every action it is checked against the version it was made on and
+    makes a new one, so everyone sees the holds as they are made and the
+    roll that follows names the version after them (the page sends each
+    action once the previous one is confirmed).
+    """
     return game_act(
-        token=token, guest_id=guest_id, version=version, action=rules.Roll(frozenset(hold))
+        token=token, guest_id=guest_id, version=version, action=rules.Hold(frozenset(dice))
     )
 
 

@@ -13,7 +13,16 @@
   const connectionText = connection.querySelector(".connection-text");
 
   let shown = Number(root.dataset.version) || 0;
-  let holds = new Set(currentHolds());
+  // The dice the server says are held, and the ones this player wants held:
+  // a click shows at once, and the push that tells everyone confirms it.
+  let serverHolds = new Set(currentHolds());
+  let holds = new Set(serverHolds);
+  // One action at a time goes out, made on the version shown: what the
+  // player asks meanwhile waits for that action's push and then goes out on
+  // the new version (holds collapse into the latest wish; a second click on
+  // the same button is dropped), so quick clicks never meet "stale version".
+  let inFlight = null;
+  let queued = [];
   let socket = null;
   let attempts = 0;
   // A push that never comes must not leave anyone waiting: after our own
@@ -50,6 +59,8 @@
     socket.addEventListener("message", (event) => handle(JSON.parse(event.data)));
     socket.addEventListener("close", (event) => {
       setConnection("closed");
+      inFlight = null;
+      queued = [];
       if (event.code === 4404) return;
       // Exponential backoff with jitter; the server resends the whole table on connect.
       const delay = Math.min(8000, 300 * 2 ** attempts) * (0.5 + Math.random() / 2);
@@ -82,10 +93,19 @@
     lastHeard = Date.now();
     if (message.type === "error") {
       clearTimeout(answerTimer);
+      inFlight = null;
+      queued = [];
+      holds = new Set(serverHolds);
+      showHolds();
       showError(message.message);
       return;
     }
-    if (message.type === "current") return;
+    if (message.type === "current") {
+      // Our action changed nothing (or its push is already shown): go on.
+      inFlight = null;
+      sendNext();
+      return;
+    }
     if (message.type === "hint") {
       if (message.version === shown) hintBox.innerHTML = message.html;
       return;
@@ -103,10 +123,12 @@
     root.dataset.version = String(shown);
     const focused = focusKey(document.activeElement);
     table.innerHTML = message.html;
+    clearError();
     if (changed) {
       hintBox.innerHTML = "";
-      holds = new Set(message.state.held);
-      clearError();
+      inFlight = null;
+      serverHolds = new Set(message.state.held);
+      if (!queued.some((m) => m.action === "hold")) holds = new Set(serverHolds);
       if (message.announce) announce(message.announce);
       const last = message.state.last;
       if (last && last.kind === "roll") {
@@ -118,6 +140,36 @@
     showHolds();
     if (focused) table.querySelector(focused)?.focus();
     if (gap) resync();
+    else if (changed) sendNext();
+  }
+
+  function sameSet(a, b) {
+    return a.length === b.size && a.every((i) => b.has(i));
+  }
+
+  function sendNext() {
+    while (queued.length && !inFlight) {
+      const next = queued.shift();
+      if (next.action === "hold" && sameSet(next.dice, serverHolds)) continue;
+      transmit(next);
+    }
+  }
+
+  function request(message) {
+    if (inFlight) {
+      if (message.action === "hold") queued = queued.filter((m) => m.action !== "hold");
+      else if (message.action === inFlight || queued.some((m) => m.action === message.action)) return;
+      queued.push(message);
+      return;
+    }
+    transmit(message);
+  }
+
+  function transmit(message) {
+    if (!send({ ...message, version: shown })) return;
+    if (message.action === "hint" || message.action === "sync") return;
+    inFlight = message.action;
+    expectAnswer();
   }
 
   function focusKey(element) {
@@ -133,6 +185,7 @@
       const held = holds.has(Number(die.dataset.die));
       die.classList.toggle("held", held);
       die.setAttribute("aria-pressed", String(held));
+      die.setAttribute("aria-label", held ? die.dataset.labelHeld : die.dataset.labelFree);
     });
   }
 
@@ -142,6 +195,7 @@
     if (holds.has(index)) holds.delete(index);
     else holds.add(index);
     showHolds();
+    request({ action: "hold", dice: [...holds].sort() });
   }
 
   // Any action, the same way: the version shown (the server reads it where
@@ -150,12 +204,11 @@
   // data-param for this action: a select's value, or a group's pressed dice.
   function act(button) {
     const action = button.dataset.action;
-    const message = { action, version: shown, ...JSON.parse(button.dataset.args || "{}") };
+    const message = { action, ...JSON.parse(button.dataset.args || "{}") };
     table.querySelectorAll(`[data-for="${action}"][data-param]`).forEach((element) => {
-      message[element.dataset.param] =
-        element.matches("select, input") ? element.value : [...holds].sort();
+      message[element.dataset.param] = element.value;
     });
-    if (send(message) && action !== "hint") expectAnswer();
+    request(message);
   }
 
   setInterval(() => {
@@ -198,7 +251,8 @@
       return;
     }
     const button = event.target.closest("[data-action]");
-    if (button && !button.disabled) act(button);
+    // The second click of a double click asks nothing more.
+    if (button && !button.disabled && event.detail < 2) act(button);
   });
 
   document.addEventListener("keydown", (event) => {

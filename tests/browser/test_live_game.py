@@ -51,8 +51,14 @@ def take_turn(page: Page, others: list[Page]) -> None:
     page.keyboard.press("1")
     page.keyboard.press("2")
     expect(page.locator(".die.held")).to_have_count(2)
+    # Holds are actions: everyone at the table sees them as they are made.
+    for other in others:
+        expect(other.locator(".die.held")).to_have_count(2)
+        expect(other.locator('.die[data-die="0"]')).to_have_attribute("aria-pressed", "true")
+    # R right after the holds: the roll waits for them and keeps those dice.
     page.keyboard.press("r")
-    wait_past(page, v)
+    wait_past(page, v + 2)
+    expect(page.locator(".die.held")).to_have_count(2)
     v = version(page)
     page.locator("button.box").first.click()
     wait_past(page, v)
@@ -104,13 +110,22 @@ def test_a_refresh_mid_turn_resumes_exactly_where_the_game_is(new_page):
     v = version(ana)
     ana.get_by_role("button", name=re.compile("^Roll")).click()
     wait_past(ana, v)
+    ana.locator('.die[data-die="2"]').click()
+    wait_past(ana, v + 1)
     dice = [d.get_attribute("aria-label") for d in ana.locator(".die").all()]
+    assert dice[2].endswith("held")
     ana.reload()
     expect(ana.locator("[data-connection=open]")).to_be_visible()
     assert [d.get_attribute("aria-label") for d in ana.locator(".die").all()] == dice
+    expect(ana.locator(".die.held")).to_have_count(1)
     expect(ana.get_by_role("button", name=re.compile("^Roll again"))).to_contain_text(
         "2 rolls left"
     )
+    # Released again: the label says so at once, and so does the server's table.
+    ana.locator('.die[data-die="2"]').click()
+    expect(ana.locator('.die[data-die="2"]')).not_to_have_attribute("aria-label", dice[2])
+    wait_past(ana, v + 2)
+    expect(ana.locator(".die.held")).to_have_count(0)
 
 
 def test_when_the_server_is_killed_mid_turn_the_page_reconnects_and_continues(

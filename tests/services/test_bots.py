@@ -160,7 +160,7 @@ def test_hints_are_given_only_when_the_host_allowed_them_and_only_to_the_player_
         assert advice["boxes"][0]["category"] == action.category
         assert advice["boxes"][0]["loss"] == pytest.approx(0)
     else:
-        assert advice["holds"][0]["positions"] == sorted(action.hold)
+        assert advice["holds"][0]["positions"] == sorted(action.hold or ())
 
 
 def test_a_rematch_keeps_the_bots_in_their_seats(rng):

@@ -230,3 +230,23 @@ def test_two_simultaneous_actions_on_the_same_version_apply_exactly_once():
             t.join()
         assert sorted(outcomes) == ["applied", "stale_version"]
     assert Move.objects.filter(game=game, kind="roll").count() == 10
+
+
+def test_a_hold_is_an_action_with_its_own_version_and_logged_move():
+    game = factories.lobby_game()
+    services.game_start(token=game.token, guest_id="ana")
+    game = services.game_roll(token=game.token, guest_id="ana", version=3)
+    dice = list(game.dice)
+    game = services.game_hold(token=game.token, guest_id="ana", version=4, dice=[1, 4])
+    assert (game.version, game.held, list(game.dice)) == (5, [1, 4], dice)
+    hold = game.moves.latest("version")
+    assert (hold.kind, hold.held, hold.dice) == (Move.Kind.HOLD, [1, 4], dice)
+    with pytest.raises(GameError) as stale:
+        services.game_hold(token=game.token, guest_id="ana", version=4, dice=[1])
+    assert stale.value.code == "stale_version"
+    game = services.game_roll(token=game.token, guest_id="ana", version=5)
+    assert game.held == [1, 4] and [game.dice[1], game.dice[4]] == [dice[1], dice[4]]
+    game = services.game_roll(token=game.token, guest_id="ana", version=6)
+    with pytest.raises(GameError) as late:
+        services.game_hold(token=game.token, guest_id="ana", version=7, dice=[])
+    assert late.value.code == "no_rolls_left"
