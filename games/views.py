@@ -98,7 +98,9 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
     )
     context = {
         "game": game,
-        "invite_url": request.build_absolute_uri(request.path),
+        # No language in the link: each friend who opens it lands in their own.
+        "invite_url": request.build_absolute_uri(f"/g/{game.token}/"),
+        "solo": game.seat_count == 1,
         "join_form": JoinForm() if can_join else None,
         "language": get_language(),
         **table_context(snap, me),

@@ -7,7 +7,9 @@
   if (!root) return;
   const table = document.getElementById("table");
   const errorBox = root.querySelector("[data-error]");
-  const hintBox = root.querySelector("[data-hint]");
+  const hintSlot = () => table.querySelector("[data-hint]");
+  const soundButton = root.querySelector("[data-sound]");
+  const icon = document.querySelector('link[rel="icon"]');
   const announcer = root.querySelector("[data-announce]");
   const connection = root.querySelector("[data-connection]");
   const connectionText = connection.querySelector(".connection-text");
@@ -107,7 +109,12 @@
       return;
     }
     if (message.type === "hint") {
-      if (message.version === shown) hintBox.innerHTML = message.html;
+      const slot = hintSlot();
+      if (message.version === shown && slot) {
+        slot.innerHTML = message.html;
+        slot.querySelector("h3")?.setAttribute("tabindex", "-1");
+        slot.querySelector("h3")?.focus({ preventScroll: true });
+      }
       return;
     }
     if (message.type !== "table" || message.version < shown) return;
@@ -121,11 +128,16 @@
     if (changed) clearTimeout(answerTimer);
     shown = message.version;
     root.dataset.version = String(shown);
+    const wasMyTurn = myTurn();
+    const inTable = table.contains(document.activeElement);
     const focused = focusKey(document.activeElement);
+    const advice = changed ? "" : hintSlot()?.innerHTML || "";
     table.innerHTML = message.html;
+    if (advice) hintSlot().innerHTML = advice;
+    root.dataset.status = message.status;
     clearError();
+    setConnection("open");
     if (changed) {
-      hintBox.innerHTML = "";
       inFlight = null;
       serverHolds = new Set(message.state.held);
       if (!queued.some((m) => m.action === "hold")) holds = new Set(serverHolds);
@@ -135,10 +147,19 @@
         table.querySelectorAll(".die").forEach((die) => {
           if (!last.held.includes(Number(die.dataset.die))) die.classList.add("rolled");
         });
+        play("roll");
+      } else if (last && last.kind === "score") {
+        play("score");
+      }
+      if (myTurn() && !wasMyTurn) {
+        play("turn");
+        if (document.hidden) setIcon(true);
       }
     }
+    showTitle();
     showHolds();
-    if (focused) table.querySelector(focused)?.focus();
+    showAbsent();
+    placeFocus(focused, inTable || document.activeElement === document.body, changed);
     if (gap) resync();
     else if (changed) sendNext();
   }
@@ -170,6 +191,97 @@
     if (message.action === "hint" || message.action === "sync") return;
     inFlight = message.action;
     expectAnswer();
+  }
+
+  function myTurn() {
+    return Boolean(table.querySelector("[data-my-turn]"));
+  }
+
+  // After every update focus lands where the player's next step is: the
+  // control they used if it is still there, else (if the swap took focus
+  // away) the roll button, after the last roll the box that scores most, and
+  // while others play the heading that says whose turn it is.
+  function placeFocus(key, lost, changed) {
+    const again = key && table.querySelector(key);
+    if (again && !again.disabled) {
+      again.focus({ preventScroll: true });
+      return;
+    }
+    if (!lost || !changed) return;
+    nextUseful()?.focus({ preventScroll: true });
+  }
+
+  function nextUseful() {
+    const mine = table.querySelector("[data-my-turn]");
+    const roll = table.querySelector('[data-action="roll"]:not([disabled])');
+    if (mine && roll && Number(mine.dataset.myTurn) === 0) return roll;
+    if (mine && !roll) return table.querySelector(".box.best") || table.querySelector(".box");
+    if (mine) return roll;
+    return (
+      table.querySelector('[data-action="start"], [data-action="rematch"]') ||
+      table.querySelector(".turn-title, .result-title")
+    );
+  }
+
+  function showTitle() {
+    const title = table.querySelector("[data-title]")?.dataset.title;
+    if (title) document.title = title;
+  }
+
+  function setIcon(turn) {
+    if (icon) icon.href = turn ? root.dataset.iconTurn : root.dataset.icon;
+  }
+
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) setIcon(false);
+  });
+
+  // Short sounds made on the spot (no files): a rattle for a roll, two notes
+  // for a score, three rising ones when it becomes your turn. One toggle
+  // mutes them, remembered in this browser.
+  let audio = null;
+  let soundOn = localStorage.getItem("yacht-sound") !== "off";
+
+  function showSound() {
+    soundButton?.setAttribute("aria-pressed", String(soundOn));
+  }
+
+  soundButton?.addEventListener("click", () => {
+    soundOn = !soundOn;
+    localStorage.setItem("yacht-sound", soundOn ? "on" : "off");
+    showSound();
+  });
+
+  function note(frequency, at, length, type = "sine", volume = 0.06) {
+    const oscillator = audio.createOscillator();
+    const gain = audio.createGain();
+    oscillator.type = type;
+    oscillator.frequency.value = frequency;
+    gain.gain.setValueAtTime(volume, audio.currentTime + at);
+    gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + at + length);
+    oscillator.connect(gain).connect(audio.destination);
+    oscillator.start(audio.currentTime + at);
+    oscillator.stop(audio.currentTime + at + length);
+  }
+
+  function play(kind) {
+    if (!soundOn || !window.AudioContext) return;
+    try {
+      audio ||= new AudioContext();
+      if (audio.state === "suspended") audio.resume();
+      if (kind === "roll") {
+        for (let i = 0; i < 6; i += 1) note(180 + Math.random() * 420, i * 0.045, 0.05, "triangle", 0.05);
+      } else if (kind === "score") {
+        note(660, 0, 0.12);
+        note(880, 0.1, 0.2);
+      } else {
+        note(523, 0, 0.12);
+        note(659, 0.1, 0.12);
+        note(784, 0.2, 0.25);
+      }
+    } catch {
+      // No sound where the browser will not make it; the game goes on.
+    }
   }
 
   function focusKey(element) {
@@ -219,14 +331,13 @@
     }
   }, 5000);
 
-  // A stalled turn: the others' "let a bot play" button wakes up when the
+  // A stalled turn: the others' "let a bot play" notice appears when the
   // grace period is over (the server checks the time again).
-  setInterval(() => {
+  function showAbsent() {
     const absent = table.querySelector("[data-absent-from]");
-    if (absent && Date.now() / 1000 >= Number(absent.dataset.absentFrom)) {
-      absent.querySelector("button").disabled = false;
-    }
-  }, 1000);
+    if (absent && Date.now() / 1000 >= Number(absent.dataset.absentFrom)) absent.hidden = false;
+  }
+  setInterval(showAbsent, 1000);
 
   function showError(text) {
     errorBox.textContent = text;
@@ -270,5 +381,7 @@
     }
   });
 
+  showSound();
+  showAbsent();
   connect();
 })();

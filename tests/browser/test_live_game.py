@@ -72,7 +72,8 @@ def test_two_friends_play_a_whole_game_from_an_invite_link_with_a_spectator_watc
     ana = new_page()
     bo = new_page(width=375, height=800)
     invite = create_game(ana, "Ana")
-    assert re.search(r"/en/g/[\w-]{20,}/$", invite)
+    # No language in the link: each friend lands in their own.
+    assert re.search(r"^http://[^/]+/g/[\w-]{20,}/$", invite)
 
     join_game(bo, invite, "Bo")
     expect(ana.locator(".lobby-seats")).to_contain_text("Bo")
