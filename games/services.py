@@ -392,13 +392,23 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
         new = Game.objects.create(
             ruleset=game.ruleset,
             seat_count=len(players),
+            hints=game.hints,
             status=Game.Status.PLAYING,
             started_at=timezone.now(),
             version=1,
             **_fair_seed(),
         )
+        # Every setting carries over; the first to roll moves one seat on, so
+        # nobody opens every game of an evening.
+        count = len(players)
         Player.objects.bulk_create(
-            Player(game=new, order=p.order, name=p.name, guest_id=p.guest_id, bot=p.bot)
+            Player(
+                game=new,
+                order=(p.order - 1) % count,
+                name=p.name,
+                guest_id=p.guest_id,
+                bot=p.bot,
+            )
             for p in players
         )
         Move.objects.create(game=new, version=1, kind=Move.Kind.START)

@@ -75,6 +75,12 @@ def home(request: HttpRequest) -> HttpResponse:
             form.add_error(None, error_message(error.code))
         else:
             took_a_seat(request)
+            if game.status == Game.Status.LOBBY and (
+                game.seat_count == 1 or form.cleaned_data["opponents"]
+            ):
+                # Every seat is taken already (solitaire, or bots in the
+                # others): there is nobody to wait for, so it starts at once.
+                services.game_start(token=game.token, guest_id=guest)
             return redirect("game", token=game.token)
     return render(request, "games/home.html", {"form": form})
 

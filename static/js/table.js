@@ -135,9 +135,10 @@
     table.innerHTML = message.html;
     if (advice) hintSlot().innerHTML = advice;
     root.dataset.status = message.status;
-    clearError();
     setConnection("open");
     if (changed) {
+      // The game moved on: what went wrong before no longer holds.
+      clearError();
       inFlight = null;
       serverHolds = new Set(message.state.held);
       if (!queued.some((m) => m.action === "hold")) holds = new Set(serverHolds);

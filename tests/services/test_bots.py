@@ -163,14 +163,18 @@ def test_hints_are_given_only_when_the_host_allowed_them_and_only_to_the_player_
         assert advice["holds"][0]["positions"] == sorted(action.hold or ())
 
 
-def test_a_rematch_keeps_the_bots_in_their_seats(rng):
+def test_a_rematch_keeps_the_bots_and_the_first_roll_moves_one_seat_on(rng):
     game = services.game_create(guest_id="ana", name="Ana", seat_count=2, bot_level="beginner")
     game = services.game_start(token=game.token, guest_id="ana")
     while game.status == Game.Status.PLAYING:
         game = human_turn(game, "ana", rng)
         game = bots_until_human(game)
     new = services.game_rematch(token=game.token, guest_id="ana")
-    assert [p.bot for p in game_players(new)] == ["", "beginner"]
+    # Ana opened the first game; the bot opens the rematch.
+    assert [(p.name, p.bot) for p in game_players(new)] == [
+        (p.name, p.bot) for p in reversed(game_players(game))
+    ]
+    assert new.current_seat == 0
     assert rules.get_ruleset(new.ruleset).key == "yacht"
 
 
