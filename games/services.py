@@ -14,6 +14,7 @@ import secrets
 from collections.abc import Collection, Sequence
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from games import rules
@@ -325,8 +326,18 @@ def _play(
 
 def game_bot_step(*, token: str, version: int) -> Game:
     """One step of the bot whose turn it is, if the game is still at ``version``."""
-    from games.solver.bots import decide
+    from games.solver.bots import decide, prepare
 
+    # A strategy table missing from disk takes seconds to build: build it
+    # before the game's row is locked, never while the lock holds every
+    # other action (and every other bot step) of the game waiting.
+    ahead = (
+        Player.objects.filter(game__token=token, order=F("game__current_seat"))
+        .values_list("bot", "game__ruleset")
+        .first()
+    )
+    if ahead is not None and ahead[0]:
+        prepare(ahead[0], ahead[1])
     with transaction.atomic():
         game = _locked(token)
         if game.status != Game.Status.PLAYING:

@@ -49,3 +49,14 @@ def test_screens_of_the_end_of_a_game(new_page):
     page = new_page()
     setups.finished(page, 3)
     _shoot(page, "end")
+
+
+def test_screens_of_the_advisor_beside_the_dice(new_page):
+    page = new_page()
+    setups.mid_game(page, 4, rounds=3, hints=True)
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    for size, (width, height) in SIZES.items():
+        setups.show(page, width, height)
+        page.get_by_role("button", name="Hint").click()
+        page.locator("[data-hint] .advice").wait_for(timeout=60_000)
+        page.screenshot(path=str(SCREENS / f"advisor-4p-{size}.png"))

@@ -199,3 +199,26 @@ def test_an_empty_guest_id_never_stands_for_a_bots_seat():
     game = services.game_start(token=game.token, guest_id="ana")
     with pytest.raises(GameError, match="not_seated"):
         services.game_take_back(token=game.token, guest_id="")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_bot_step_loads_its_strategy_table_before_it_locks_the_game(monkeypatch):
+    from django.db import connection
+
+    from games.solver import bots, get_table
+
+    inside: list[bool] = []
+    real = get_table
+
+    def watched(key, *args, **kwargs):
+        inside.append(connection.in_atomic_block)
+        return real(key, *args, **kwargs)
+
+    monkeypatch.setattr(bots, "get_table", watched)
+    game = services.game_create(
+        guest_id="ana", name="Ana", seat_count=2, bot_level="perfect", watch=True
+    )
+    services.game_bot_step(token=game.token, version=game.version)
+    # Loaded (or built, the first time) outside the transaction; the step
+    # itself then finds it in memory.
+    assert inside[0] is False
