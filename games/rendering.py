@@ -125,7 +125,8 @@ def _rows(snap: Snapshot, may_score: bool) -> list[dict[str, Any]]:
                 # Digits only: nothing to escape.
                 cells.append(
                     mark_safe(
-                        f'<td class="filled seat-c{seat["order"] % SEAT_COLOURS}">{value}</td>'
+                        f'<td class="filled seat-c{seat["order"] % SEAT_COLOURS}"'
+                        f' data-cell="{seat["order"]}-{key}">{value}</td>'
                     )
                 )
             elif seat["order"] != current or key not in preview:

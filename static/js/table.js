@@ -151,6 +151,7 @@
         play("roll");
       } else if (last && last.kind === "score") {
         play("score");
+        landed(last);
       }
       if (myTurn() && !wasMyTurn) {
         play("turn");
@@ -192,6 +193,18 @@
     if (message.action === "hint" || message.action === "sync") return;
     inFlight = message.action;
     expectAnswer();
+  }
+
+  // A score lands on its box with a brief "+points".
+  function landed(last) {
+    const cell = table.querySelector(`[data-cell="${last.seat}-${last.category}"]`);
+    if (!cell) return;
+    const gain = document.createElement("span");
+    gain.className = "gain";
+    gain.setAttribute("aria-hidden", "true");
+    gain.textContent = `+${last.points}`;
+    cell.classList.add("landed");
+    cell.append(gain);
   }
 
   function myTurn() {
