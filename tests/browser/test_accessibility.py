@@ -74,6 +74,7 @@ def test_every_page_has_no_axe_violations_and_no_sideways_scroll_at_375(new_page
     page = new_page(width=1280, height=800)
     found: dict[str, object] = {}
     too_wide: dict[str, int] = {}
+    widths: dict[str, int] = {}
     for name, path in pages_to_check(page, language).items():
         for width, height in SIZES:
             page.set_viewport_size({"width": width, "height": height})
@@ -89,10 +90,12 @@ def test_every_page_has_no_axe_violations_and_no_sideways_scroll_at_375(new_page
             if problems:
                 found[f"{name} {width}"] = problems
             scroll_width = page.evaluate("document.scrollingElement.scrollWidth")
+            widths[f"{name} {width}"] = scroll_width
             if width == 375 and scroll_width > 375:
                 too_wide[name] = scroll_width
     REPORT.mkdir(parents=True, exist_ok=True)
     (REPORT / f"{language}.json").write_text(json.dumps(found, indent=1))
+    (REPORT / f"{language}-widths.json").write_text(json.dumps(widths, indent=1))
     assert found == {}
     assert too_wide == {}
 

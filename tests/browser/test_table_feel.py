@@ -80,6 +80,24 @@ def test_after_the_last_roll_a_keyboard_player_scores_with_one_key(new_page):
     expect(page.locator("[data-action=roll]")).to_be_focused()
 
 
+def test_after_an_early_roll_one_tab_reaches_a_box(new_page):
+    page = new_page()
+    solitaire(page)
+    v = version(page)
+    page.keyboard.press("r")
+    wait_past(page, v)
+    expect(page.locator("[data-action=roll]")).to_be_focused()
+    presses = 0
+    while not page.evaluate("document.activeElement.classList.contains('box')"):
+        page.keyboard.press("Tab")
+        presses += 1
+        assert presses <= 2, page.evaluate("document.activeElement.outerHTML.slice(0, 80)")
+    v = version(page)
+    page.keyboard.press("Enter")
+    wait_past(page, v)
+    assert presses + 1 <= 3
+
+
 def test_focus_stays_on_the_table_after_holds_and_rolls(new_page):
     page = new_page()
     solitaire(page)

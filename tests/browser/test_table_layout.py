@@ -3,17 +3,27 @@ keeps the dice in view; the invite link only where it is needed."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from playwright.sync_api import Page, expect
 
 from games import services
 from games.rules import get_ruleset
 from tests.browser import setups
+from tests.live import ROOT
 
 pytestmark = pytest.mark.browser
 
 PAGE_HEIGHT = "document.scrollingElement.scrollHeight"
 PAGE_WIDTH = "document.scrollingElement.scrollWidth"
+MEASURES = ROOT / "artifacts" / "measures"
+
+
+def record(name: str, value: object) -> None:
+    """Keep a measured figure beside the screenshots, for people to read."""
+    MEASURES.mkdir(parents=True, exist_ok=True)
+    (MEASURES / f"{name}.json").write_text(json.dumps(value))
 
 
 def inside_viewport(page: Page, selector: str) -> list[str]:
@@ -36,7 +46,9 @@ def test_at_1280_by_800_the_whole_table_and_the_advisor_fit_without_scrolling(
     setups.show(page, 1280, 800)
     page.get_by_role("button", name="Hint").click()
     expect(page.locator("[data-hint] .advice")).to_be_visible(timeout=60_000)
-    assert page.evaluate(PAGE_HEIGHT) <= page.evaluate("innerHeight")
+    height = page.evaluate(PAGE_HEIGHT)
+    record(f"height-1280x800-{seats}p-{ruleset}-advisor", height)
+    assert height <= page.evaluate("innerHeight")
     for part in (".die", "[data-action=roll]", ".turn-title", ".scorecard td", ".advice-slot"):
         assert inside_viewport(page, part) == [], part
     assert page.locator(".scorecard tbody tr").count() >= len(get_ruleset(ruleset).categories)
@@ -47,6 +59,7 @@ def test_on_a_375_px_phone_the_dice_stay_in_view_and_box_names_stay_put(new_page
     page = new_page(width=375, height=812)
     setups.mid_game(page, seats, rounds=2)
     setups.show(page, 375, 812)
+    record(f"width-375-table-{seats}p", page.evaluate(PAGE_WIDTH))
     assert page.evaluate(PAGE_WIDTH) <= 375
     # Down to the last box: the dice and the roll button are still on screen.
     page.locator(".scorecard tfoot").scroll_into_view_if_needed()
