@@ -47,7 +47,8 @@ def test_at_1280_by_800_the_whole_table_and_the_advisor_fit_without_scrolling(
     page.get_by_role("button", name="Hint").click()
     expect(page.locator("[data-hint] .advice")).to_be_visible(timeout=60_000)
     height = page.evaluate(PAGE_HEIGHT)
-    record(f"height-1280x800-{seats}p-{ruleset}-advisor", height)
+    bottom = page.evaluate("document.getElementById('game').getBoundingClientRect().bottom")
+    record(f"height-1280x800-{seats}p-{ruleset}-advisor", {"page": height, "table": bottom})
     assert height <= page.evaluate("innerHeight")
     for part in (".die", "[data-action=roll]", ".turn-title", ".scorecard td", ".advice-slot"):
         assert inside_viewport(page, part) == [], part
