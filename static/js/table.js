@@ -161,7 +161,7 @@
     showTitle();
     showHolds();
     showAbsent();
-    placeFocus(focused, inTable || document.activeElement === document.body, changed);
+    placeFocus(focused, inTable || (engaged && document.activeElement === document.body), changed);
     if (gap) resync();
     else if (changed) sendNext();
   }
@@ -206,6 +206,13 @@
     cell.classList.add("landed");
     cell.append(gain);
   }
+
+  // Focus is moved for a player who has used the page, never for one who
+  // only watches (a screen reader would repeat the heading at every push).
+  let engaged = false;
+  ["keydown", "pointerdown"].forEach((kind) =>
+    document.addEventListener(kind, () => { engaged = true; }, { capture: true }),
+  );
 
   function myTurn() {
     return Boolean(table.querySelector("[data-my-turn]"));
