@@ -107,3 +107,17 @@ def test_a_solitaire_table_shows_no_invitation(new_page):
     expect(page.get_by_role("heading", name="Your turn")).to_be_visible()
     expect(page.locator("#invite-link")).to_be_hidden()
     expect(page.locator(".share")).to_be_hidden()
+
+
+def test_a_spectator_of_four_at_yatzy_sees_the_whole_table_without_scrolling(new_page):
+    page = new_page(width=1280, height=800)
+    game = setups.mid_game(page, 4, rounds=3, ruleset="yatzy")
+    watcher = new_page(width=1280, height=800)
+    watcher.goto(f"/en/g/{game.token}/")
+    expect(watcher.locator("[data-connection=open]")).to_be_visible()
+    expect(watcher.get_by_text("You are watching this game")).to_be_visible()
+    height = watcher.evaluate(PAGE_HEIGHT)
+    bottom = watcher.evaluate("document.getElementById('game').getBoundingClientRect().bottom")
+    record("height-1280x800-4p-yatzy-spectator", {"page": height, "table": bottom})
+    assert height <= 800
+    assert inside_viewport(watcher, ".scorecard td") == []
