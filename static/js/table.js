@@ -57,6 +57,8 @@
     socket.addEventListener("open", () => {
       attempts = 0;
       setConnection("open");
+      // "Reconnecting…" said while the socket was down no longer holds.
+      if (errorBox.textContent === connectionText.dataset.labelClosed) clearError();
     });
     socket.addEventListener("message", (event) => handle(JSON.parse(event.data)));
     socket.addEventListener("close", (event) => {
@@ -140,8 +142,6 @@
       // The game moved on: what went wrong before no longer holds.
       clearError();
       inFlight = null;
-      serverHolds = new Set(message.state.held);
-      if (!queued.some((m) => m.action === "hold")) holds = new Set(serverHolds);
       if (message.announce) announce(message.announce);
       const last = message.state.last;
       if (last && last.kind === "roll") {
@@ -157,6 +157,11 @@
         play("turn");
         if (document.hidden) setIcon(true);
       }
+    }
+    // The server's holds, unless this player has asked for others since.
+    serverHolds = new Set(message.state.held);
+    if (inFlight !== "hold" && !queued.some((m) => m.action === "hold")) {
+      holds = new Set(serverHolds);
     }
     showTitle();
     showHolds();
