@@ -37,6 +37,12 @@ def test_screens_of_a_table_in_the_middle_of_a_game(new_page, seats):
     _shoot(page, f"table-{seats}p")
 
 
+def test_screens_of_a_classic_13_table_with_its_upper_bonus(new_page):
+    page = new_page()
+    setups.mid_game(page, 3, rounds=6, ruleset="classic13")
+    _shoot(page, "table-3p-classic13")
+
+
 def test_screens_of_a_lobby(new_page):
     page = new_page()
     game = setups.host(page, 4)
