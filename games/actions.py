@@ -154,11 +154,20 @@ SEAT = Field("seat", Whole(0, MAX_SEATS - 1))
 DECLARATIONS: tuple[Declaration, ...] = (
     Declaration(
         "roll",
-        (VERSION, Field("hold", Positions(), default=())),
+        (VERSION, Field("hold", Positions(), optional=True)),
         services.game_roll,
         "push",
-        "roll the dice not held; `hold` lists die positions to keep "
-        "(none on the first roll of a turn)",
+        "roll the dice not held; `hold` lists die positions to keep (none on the first "
+        "roll of a turn); left out, the dice held now (`state.held`, see `hold`) are kept",
+    ),
+    Declaration(
+        "hold",
+        (VERSION, Field("dice", Positions())),
+        services.game_hold,
+        "push",
+        "between rolls, the player to move: keep exactly the dice at these positions for "
+        "the next roll (the whole set, so a repeated message changes nothing); everyone "
+        "sees it, and like any action it makes a new version",
     ),
     Declaration(
         "score",

@@ -10,7 +10,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from games import rules
-from games.labels import category_name
+from games.labels import RULESET_NAMES, category_name
 from games.models import ChatMessage, Game, Move, Player, ScoreEntry
 from games.selectors import game_snapshot
 
@@ -34,21 +34,23 @@ class PlayerInline(ReadOnlyMixin, admin.TabularInline):
     show_change_link = True
 
 
+def _held_from_one(move: Move) -> str:
+    """Held dice as players count them, from 1 (the log stores positions from 0)."""
+    return ", ".join(str(i + 1) for i in move.held) or "-"
+
+
 class MoveInline(ReadOnlyMixin, admin.TabularInline):
     model = Move
-    fields = ["version", "player", "kind", "held", "dice", "category", "points", "created_at"]
-    readonly_fields = [
-        "version",
-        "player",
-        "kind",
-        "held",
-        "dice",
-        "category",
-        "points",
-        "created_at",
-    ]
+    fields = ("version", "player", "kind", "held_dice", "dice", "category", "points", "created_at")
+    readonly_fields = fields
     extra = 0
     ordering = ["version"]
+    # A whole game's log is hundreds of rows: folded until asked for.
+    classes = ["collapse"]
+
+    @admin.display(description=_("held dice"))
+    def held_dice(self, move: Move) -> str:
+        return _held_from_one(move)
 
 
 class ChatInline(ReadOnlyMixin, admin.TabularInline):
@@ -72,19 +74,27 @@ class ChatMessageAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 @admin.register(Game)
 class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ["__str__", "ruleset", "status", "player_names", "round", "totals", "created_at"]
+    list_display = [
+        "__str__",
+        "ruleset_name",
+        "status",
+        "player_names",
+        "round",
+        "totals",
+        "created_at",
+    ]
     list_filter = ["status", "ruleset", ("created_at", admin.DateFieldListFilter)]
     search_fields = ["token", "players__name"]
     date_hierarchy = "created_at"
     readonly_fields = [
         "token",
-        "ruleset",
+        "ruleset_name",
         "status",
         "version",
         "seat_count",
-        "current_seat",
+        "seat_to_move",
         "dice",
-        "held",
+        "held_dice",
         "rolls_used",
         "turn_seconds",
         "turn_deadline",
@@ -113,6 +123,23 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
             )
             for p in sorted(game.players.all(), key=lambda p: p.order)
         ]
+
+    @admin.display(description=_("rule set"), ordering="ruleset")
+    def ruleset_name(self, game: Game) -> str:
+        return str(RULESET_NAMES.get(game.ruleset, game.ruleset))
+
+    @admin.display(description=_("seat to move"))
+    def seat_to_move(self, game: Game) -> str:
+        # Seats are numbered from 1 for people; a game not in play has none.
+        if game.status != Game.Status.PLAYING:
+            return "-"
+        return str(game.current_seat + 1)
+
+    @admin.display(description=_("held dice"))
+    def held_dice(self, game: Game) -> str:
+        if game.status != Game.Status.PLAYING:
+            return "-"
+        return ", ".join(str(i + 1) for i in game.held) or "-"
 
     @admin.display(description=_("players"))
     def player_names(self, game: Game) -> str:
@@ -175,6 +202,23 @@ class ScoreEntryAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 @admin.register(Move)
 class MoveAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ["game", "version", "player", "kind", "dice", "category", "points", "created_at"]
+    list_display = [
+        "game",
+        "version",
+        "player",
+        "kind",
+        "held_dice",
+        "dice",
+        "category",
+        "points",
+        "created_at",
+    ]
     list_filter = ["kind"]
+    readonly_fields = ["game", "version", "player", "kind", "held_dice", "dice", "category"]
+    exclude = ["held"]
+
+    @admin.display(description=_("held dice"))
+    def held_dice(self, move: Move) -> str:
+        return _held_from_one(move)
+
     search_fields = ["game__token", "player__name"]

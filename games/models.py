@@ -171,6 +171,7 @@ class Move(models.Model):
         JOIN = "join", pgettext_lazy("move", "joined")
         START = "start", pgettext_lazy("move", "started the game")
         ROLL = "roll", pgettext_lazy("move", "rolled")
+        HOLD = "hold", pgettext_lazy("move", "held dice")
         SCORE = "score", pgettext_lazy("move", "scored")
 
     game = models.ForeignKey(

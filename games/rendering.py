@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -52,19 +52,46 @@ PIP_MARKUP: dict[int, SafeString] = {
 
 
 def _die(index: int, value: int, held: bool) -> dict[str, Any]:
-    label = (_("Die %(n)s: %(value)s, held") if held else _("Die %(n)s: %(value)s")) % {
-        "n": index + 1,
-        "value": value,
-    }
+    # Both labels travel with the die: the page swaps them as a click holds
+    # or releases it, before the push confirms it.
+    names = {"n": index + 1, "value": value}
+    free = _("Die %(n)s: %(value)s") % names
+    kept = _("Die %(n)s: %(value)s, held") % names
     return {
         "index": index,
         "key": index + 1,
         "value": value,
         "held": held,
         "pressed": "true" if held else "false",
-        "label": label,
+        "label": kept if held else free,
+        "label_free": free,
+        "label_held": kept,
         "pips": PIP_MARKUP[value],
     }
+
+
+# Seat colours (yacht.css, .seat-c0 to .seat-c5): never the only sign of a
+# seat, whose name or initials always travel with it.
+SEAT_COLOURS = 6
+
+
+@lru_cache(maxsize=512)
+def avatar(order: int, name: str) -> SafeString:
+    """A seat's picture, drawn here from its place and name (no image to fetch):
+    its initials on its colour, over the faint pips of its seat number."""
+    initials = "".join(word[0] for word in name.split()[:2]).upper() or "?"
+    pips = format_html_join(
+        "",
+        '<circle cx="{}" cy="{}" r="3"/>',
+        ((8 + 12 * (cell % 3), 8 + 12 * (cell // 3)) for cell in PIPS[order % 6 + 1]),
+    )
+    return format_html(
+        '<svg class="avatar" viewBox="0 0 40 40" aria-hidden="true" focusable="false">'
+        '<rect width="40" height="40" rx="11"/><g class="avatar-pips">{}</g>'
+        '<text x="20" y="26" text-anchor="middle">{}</text></svg>',
+        pips,
+        initials,
+    )
 
 
 @lru_cache(maxsize=64)
@@ -87,6 +114,8 @@ def _rows(snap: Snapshot, may_score: bool) -> list[dict[str, Any]]:
     threshold = snap["upper_bonus_threshold"]
     names = _box_names(snap["ruleset"], translation.get_language())
     preview_title = _("What the current dice would score here") if preview else ""
+    # Raw points, not advice: nothing scored reads quiet, the most points stand out.
+    top = max(preview.values(), default=0)
     rows = []
     for key in snap["categories"]:
         name = names[key]
@@ -95,27 +124,40 @@ def _rows(snap: Snapshot, may_score: bool) -> list[dict[str, Any]]:
             value = seat["boxes"].get(key)
             if value is not None:
                 # Digits only: nothing to escape.
-                cells.append(mark_safe(str(value)))
+                cells.append(
+                    mark_safe(
+                        f'<td class="filled seat-c{seat["order"] % SEAT_COLOURS}"'
+                        f' data-cell="{seat["order"]}-{key}">{value}</td>'
+                    )
+                )
             elif seat["order"] != current or key not in preview:
-                cells.append("")
-            elif may_score:
-                cells.append(
-                    format_html(
-                        '<button type="button" class="box" data-action="score"'
-                        ' data-category="{}" data-args=\'{{"category": "{}"}}\'>{}'
-                        '<span class="visually-hidden"> {}</span></button>',
-                        key,
-                        key,
-                        preview[key],
-                        _("— score in %(box)s") % {"box": name},
-                    )
-                )
+                cells.append(mark_safe("<td></td>"))
             else:
-                cells.append(
-                    format_html(
-                        '<span class="preview" title="{}">{}</span>', preview_title, preview[key]
+                points = preview[key]
+                tone = " best" if points == top and top else " zero" if not points else ""
+                if may_score:
+                    cells.append(
+                        format_html(
+                            '<td class="open"><button type="button" class="box{}"'
+                            ' data-action="score" data-category="{}"'
+                            ' data-args=\'{{"category": "{}"}}\'>{}'
+                            '<span class="visually-hidden"> {}</span></button></td>',
+                            tone,
+                            key,
+                            key,
+                            points,
+                            _("— score in %(box)s") % {"box": name},
+                        )
                     )
-                )
+                else:
+                    cells.append(
+                        format_html(
+                            '<td class="open"><span class="preview{}" title="{}">{}</span></td>',
+                            tone,
+                            preview_title,
+                            points,
+                        )
+                    )
         rows.append(
             {
                 "key": key,
@@ -171,6 +213,12 @@ def announcement(snap: Snapshot, me: int | None) -> str:
     elif kind == "roll":
         dice = ", ".join(str(d) for d in last["dice"])
         parts.append(_("%(name)s rolled %(dice)s.") % {"name": who, "dice": dice})
+    elif kind == "hold":
+        kept = ", ".join(str(last["dice"][i]) for i in last["held"])
+        if kept:
+            parts.append(_("%(name)s keeps %(dice)s.") % {"name": who, "dice": kept})
+        else:
+            parts.append(_("%(name)s keeps no dice.") % {"name": who})
     elif kind == "score":
         assert last["points"] is not None
         parts.append(
@@ -230,7 +278,10 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
                 "is_me": seat["order"] == me,
                 "is_current": is_current,
                 "is_winner": is_winner,
-                "head_class": ("current" if is_current else "") + (" winner" if is_winner else ""),
+                "colour": seat["order"] % SEAT_COLOURS,
+                "avatar": avatar(seat["order"], seat["name"]),
+                # A bot to move is about to act: the table says so while it does.
+                "thinking": is_current and bool(seat["bot"]),
                 "bot_label": _bot_label(seat),
                 "upper_progress": f"{seat['upper']} / {threshold}" if threshold else None,
             }
@@ -243,6 +294,8 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         absent_from = snap["acted_at"] + settings.YACHT_ABSENT_AFTER
     return {
         "snap": snap,
+        "page_title": page_title(snap, me),
+        "places": _places(seats) if snap["status"] == "finished" else [],
         "me": me,
         "can": {name: True for name in can},
         "spectator": me is None,
@@ -252,7 +305,7 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "rows": _rows(snap, "score" in can),
         "dice": [_die(i, v, i in held) for i, v in enumerate(snap["dice"])],
         # Holding is part of the next roll, so it is allowed when a reroll is.
-        "can_hold": "roll" in can and snap["rolls_used"] > 0,
+        "can_hold": "hold" in can,
         "ruleset_name": ruleset_name(snap["ruleset"]),
         "has_extra_bonus": any(s["extra_bonus"] for s in snap["seats"]),
         "result": result_sentence(snap) if snap["status"] == "finished" else "",
@@ -276,6 +329,35 @@ def _clock(snap: Snapshot, current: dict[str, Any] | None) -> dict[str, Any] | N
         "text": f"{snap['turn_seconds'] // 60}:{snap['turn_seconds'] % 60:02d}",
         "label": _("Time left for %(name)s's turn") % {"name": current["name"]},
     }
+
+
+def _places(seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Seats from first to last; equal totals share a place."""
+    ranked = sorted(seats, key=lambda seat: -seat["total"])
+    places: list[dict[str, Any]] = []
+    for index, seat in enumerate(ranked):
+        place = index + 1
+        if index and seat["total"] == ranked[index - 1]["total"]:
+            place = places[-1]["place"]
+        places.append({**seat, "place": place, "place_label": _("#%(place)s") % {"place": place}})
+    return places
+
+
+def page_title(snap: Snapshot, me: int | None) -> str:
+    """What the browser tab says: where this viewer is in the game."""
+    name = ruleset_name(snap["ruleset"])
+    if snap["status"] == "lobby":
+        where = _("Lobby")
+    elif snap["status"] == "finished":
+        where = _("Game over")
+    elif snap["current_seat"] == me:
+        where = _("Your turn")
+    else:
+        where = _("Round %(round)s of %(rounds)s") % {
+            "round": snap["round"],
+            "rounds": snap["rounds"],
+        }
+    return _("%(where)s · %(game)s") % {"where": where, "game": name}
 
 
 def table_message(snap: Snapshot, me: int | None, language: str) -> dict[str, Any]:
@@ -306,6 +388,19 @@ def hint_message(advice: Advice, language: str) -> dict[str, Any]:
     return {"type": "hint", "version": advice["version"], "html": html}
 
 
+def dice_faces(dice: tuple[int, ...] | list[int]) -> SafeString:
+    """Small dice drawn with their pips, read out as their numbers."""
+    return format_html(
+        '<span class="mini-dice" role="img" aria-label="{}">{}</span>',
+        " ".join(str(d) for d in dice),
+        format_html_join(
+            "",
+            '<span class="mini-die" aria-hidden="true">{}</span>',
+            ((PIP_MARKUP[d],) for d in dice),
+        ),
+    )
+
+
 def review_rows(ruleset: str, seat: SeatReview) -> dict[str, Any]:
     """One seat's review as the template shows it, with a cumulative-cost chart."""
     decisions = []
@@ -318,6 +413,7 @@ def review_rows(ruleset: str, seat: SeatReview) -> dict[str, Any]:
             {
                 "round": decision.round,
                 "dice": decision.dice,
+                "faces": dice_faces(decision.dice),
                 "chosen": _choice(ruleset, decision.chosen),
                 "best": _choice(ruleset, decision.best),
                 "cost": decision.cost,

@@ -23,7 +23,17 @@ if TYPE_CHECKING:
 
 # What produced a version, for announcing it: the kinds of push.
 LastKind = Literal[
-    "join", "leave", "start", "roll", "score", "rematch", "stand_in", "take_back", "clock", "chat"
+    "join",
+    "leave",
+    "start",
+    "roll",
+    "hold",
+    "score",
+    "rematch",
+    "stand_in",
+    "take_back",
+    "clock",
+    "chat",
 ]
 # Each kind as docs/protocol.md tells it (written from here by manage.py protocol_doc).
 LAST_KINDS: dict[LastKind, str] = {
@@ -31,6 +41,7 @@ LAST_KINDS: dict[LastKind, str] = {
     "leave": "the host took a bot off its seat (later seats moved up)",
     "start": "the game started",
     "roll": "`seat` rolled: `dice` are the dice now, `held` the positions kept",
+    "hold": "`seat` now keeps the dice at the positions `held` for its next roll",
     "score": "`seat` scored `points` (extra bonus included) in `category` with `dice`",
     "rematch": "the players moved to a new game (see `rematch`)",
     "stand_in": "a bot now plays for `seat`, whose person was idle",
@@ -45,7 +56,7 @@ class Last(TypedDict):
     kind: LastKind
     seat: int | None  # who did it (None: nobody in particular)
     dice: list[int]  # a roll: the dice after it; a score: the dice scored
-    held: list[int]  # a roll: the positions kept
+    held: list[int]  # a roll or a hold: the positions kept
     category: str  # a score: the box
     points: int | None  # a score: the points, extra bonus included
 

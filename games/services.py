@@ -15,6 +15,7 @@ from collections.abc import Collection, Sequence
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from games import rules
@@ -34,6 +35,7 @@ from games.names import bot_name, clean_name, require_distinct
 from games.rules import GameError, fairness
 from games.selectors import (
     Last,
+    LastKind,
     chat_line,
     game_by_token,
     game_players,
@@ -65,7 +67,7 @@ def _dice_for(game: Game, action: rules.Action) -> rules.engine.DiceRoller:
     """The game's own fair dice for the roll that will be logged as the next version."""
     if not game.server_seed:
         return _unseeded_dice
-    hold = action.hold if isinstance(action, rules.Roll) else frozenset()
+    hold = (action.hold if isinstance(action, rules.Roll) else None) or frozenset()
     return fairness.FairDice(bytes.fromhex(game.server_seed), game.version + 1, hold)
 
 
@@ -351,7 +353,13 @@ def _act(
     rng: rules.engine.DiceRoller | None,
 ) -> None:
     state = _state(game, players)
-    kind: rules.ActionName = "roll" if isinstance(action, rules.Roll) else "score"
+    kind: rules.ActionName = (
+        "roll"
+        if isinstance(action, rules.Roll)
+        else "hold"
+        if isinstance(action, rules.Hold)
+        else "score"
+    )
     seat = _check(game, players, guest_id, kind, version=version, state=state)
     assert seat is not None and state is not None
     if seat.bot:
@@ -370,11 +378,14 @@ def _play(
     before: rules.GameState,
 ) -> None:
     """Apply an action of ``seat`` to a locked game, log it and commit it."""
+    if isinstance(action, rules.Roll) and action.hold is None:
+        # The roll keeps what the seat holds now: the log and the dice name it.
+        action = rules.Roll(before.held)
     dice = rng if rng is not None else _dice_for(game, action)
     after = rules.apply(before, seat.order, action, dice)
     move = Move(game=game, player=seat, version=game.version + 1)
-    if isinstance(action, rules.Roll):
-        move.kind = Move.Kind.ROLL
+    if isinstance(action, rules.Roll | rules.Hold):
+        move.kind = Move.Kind.ROLL if isinstance(action, rules.Roll) else Move.Kind.HOLD
         move.held = sorted(after.held)
         move.dice = list(after.dice)
     else:
@@ -389,7 +400,12 @@ def _play(
         move.category = action.category
         move.points = points + bonus
     move.save()
-    last = last_action("roll" if move.kind == Move.Kind.ROLL else "score", seat.order, move)
+    kinds: dict[str, LastKind] = {
+        Move.Kind.ROLL: "roll",
+        Move.Kind.HOLD: "hold",
+        Move.Kind.SCORE: "score",
+    }
+    last = last_action(kinds[move.kind], seat.order, move)
     game.current_seat = after.current
     game.dice = list(after.dice)
     game.held = sorted(after.held)
@@ -411,8 +427,18 @@ def _play(
 
 def game_bot_step(*, token: str, version: int) -> Game:
     """One step of the bot whose turn it is, if the game is still at ``version``."""
-    from games.solver.bots import decide
+    from games.solver.bots import decide, prepare
 
+    # A strategy table missing from disk takes seconds to build: build it
+    # before the game's row is locked, never while the lock holds every
+    # other action (and every other bot step) of the game waiting.
+    ahead = (
+        Player.objects.filter(game__token=token, order=F("game__current_seat"))
+        .values_list("bot", "game__ruleset")
+        .first()
+    )
+    if ahead is not None and ahead[0]:
+        prepare(ahead[0], ahead[1])
     with transaction.atomic():
         game = _locked(token)
         if game.status != Game.Status.PLAYING:
@@ -478,6 +504,7 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
         new = Game.objects.create(
             ruleset=game.ruleset,
             seat_count=len(players),
+            hints=game.hints,
             status=Game.Status.PLAYING,
             started_at=timezone.now(),
             version=1,
@@ -485,10 +512,20 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
             spectator_chat=game.spectator_chat,
             **_fair_seed(),
         )
-        seats = Player.objects.bulk_create(
-            Player(game=new, order=p.order, name=p.name, guest_id=p.guest_id, bot=p.bot)
+        # Every setting carries over; the first to roll moves one seat on, so
+        # nobody opens every game of an evening.
+        count = len(players)
+        created = Player.objects.bulk_create(
+            Player(
+                game=new,
+                order=(p.order - 1) % count,
+                name=p.name,
+                guest_id=p.guest_id,
+                bot=p.bot,
+            )
             for p in players
         )
+        seats = sorted(created, key=lambda p: p.order)
         _wind_clock(new, seats, new_turn=True)
         new.save(update_fields=["turn_deadline"])
         Move.objects.create(game=new, version=1, kind=Move.Kind.START)
@@ -498,10 +535,24 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
     return new
 
 
-def game_roll(*, token: str, guest_id: str, version: int, hold: Collection[int] = ()) -> Game:
-    """Roll the dice not at the positions in ``hold``."""
+def game_roll(
+    *, token: str, guest_id: str, version: int, hold: Collection[int] | None = None
+) -> Game:
+    """Roll the dice not at the positions in ``hold``; None: not those held now."""
+    keep = None if hold is None else frozenset(hold)
+    return game_act(token=token, guest_id=guest_id, version=version, action=rules.Roll(keep))
+
+
+def game_hold(*, token: str, guest_id: str, version: int, dice: Collection[int]) -> Game:
+    """Between rolls, keep the dice at the positions in ``dice`` for the next roll.
+
+    Like every action it is checked against the version it was made on and
+    makes a new one, so everyone sees the holds as they are made and the
+    roll that follows names the version after them (the page sends each
+    action once the previous one is confirmed).
+    """
     return game_act(
-        token=token, guest_id=guest_id, version=version, action=rules.Roll(frozenset(hold))
+        token=token, guest_id=guest_id, version=version, action=rules.Hold(frozenset(dice))
     )
 
 

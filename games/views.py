@@ -88,6 +88,12 @@ def home(request: HttpRequest) -> HttpResponse:
             form.add_error(None, error_message(error.code))
         else:
             took_a_seat(request)
+            if game.status == Game.Status.LOBBY and (
+                game.seat_count == 1 or form.cleaned_data["opponents"]
+            ):
+                # Every seat is taken already (solitaire, or bots in the
+                # others): there is nobody to wait for, so it starts at once.
+                services.game_start(token=game.token, guest_id=guest)
             return redirect("game", token=game.token)
     return render(
         request,
@@ -120,7 +126,9 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
     )
     context = {
         "game": game,
-        "invite_url": request.build_absolute_uri(request.path),
+        # No language in the link: each friend who opens it lands in their own.
+        "invite_url": request.build_absolute_uri(f"/g/{game.token}/"),
+        "solo": game.seat_count == 1,
         "join_form": JoinForm() if can_join else None,
         "language": get_language(),
         "server_now": time.time(),

@@ -88,9 +88,21 @@ def box_value(
 
 @dataclass(frozen=True)
 class Roll:
-    """Roll the dice that are not held. ``hold`` are die positions 0-4."""
+    """Roll the dice that are not held. ``hold`` are die positions 0-4; None
+    keeps the dice the seat holds now (``GameState.held``, set by ``Hold``)."""
 
-    hold: frozenset[int] = frozenset()
+    hold: frozenset[int] | None = frozenset()
+
+
+@dataclass(frozen=True)
+class Hold:
+    """Between rolls, keep the dice at these positions (0-4) for the next roll.
+
+    It names the whole set rather than one die to flip, so a message that
+    arrives twice leaves the same dice held.
+    """
+
+    hold: frozenset[int]
 
 
 @dataclass(frozen=True)
@@ -98,7 +110,7 @@ class Score:
     category: str
 
 
-Action = Roll | Score
+Action = Roll | Hold | Score
 
 
 @dataclass(frozen=True)
@@ -163,18 +175,33 @@ def apply(state: GameState, seat: int, action: Action, rng: DiceRoller) -> GameS
     if seat != state.current:
         raise GameError("not_your_turn")
     if isinstance(action, Roll):
-        return _roll(state, action.hold, rng)
+        return _roll(state, state.held if action.hold is None else action.hold, rng)
+    if isinstance(action, Hold):
+        return _hold(state, action.hold)
     if isinstance(action, Score):
         return _score(state, action.category)
     raise GameError("unknown_action")
 
 
-def _roll(state: GameState, hold: Iterable[int], rng: DiceRoller) -> GameState:
+def _positions(hold: Iterable[int]) -> frozenset[int]:
     hold = frozenset(hold)
-    if state.rolls >= MAX_ROLLS:
-        raise GameError("no_rolls_left")
     if any(not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < DICE for i in hold):
         raise GameError("bad_hold")
+    return hold
+
+
+def _hold(state: GameState, hold: Iterable[int]) -> GameState:
+    if state.rolls == 0:
+        raise GameError("must_roll_first")
+    if state.rolls >= MAX_ROLLS:
+        raise GameError("no_rolls_left")
+    return replace(state, held=_positions(hold))
+
+
+def _roll(state: GameState, hold: Iterable[int], rng: DiceRoller) -> GameState:
+    if state.rolls >= MAX_ROLLS:
+        raise GameError("no_rolls_left")
+    hold = _positions(hold)
     if state.rolls == 0 and hold:
         raise GameError("bad_hold")
     dice = tuple(state.dice[i] if i in hold else rng.randint(1, 6) for i in range(DICE))

@@ -24,6 +24,7 @@ from .errors import GameError
 Status = Literal["lobby", "playing", "finished"]
 ActionName = Literal[
     "roll",
+    "hold",
     "score",
     "start",
     "rematch",
@@ -114,6 +115,11 @@ def _roll(table: Table, seat: int | None, stale: bool) -> str | None:
     return "no_rolls_left" if table.game.rolls >= MAX_ROLLS else None
 
 
+def _hold(table: Table, seat: int | None, stale: bool) -> str | None:
+    # Holding is part of the next roll: allowed between rolls, when a reroll is.
+    return _roll(table, seat, stale) or _score(table, seat, stale)
+
+
 def _score(table: Table, seat: int | None, stale: bool) -> str | None:
     refused = _playing_seated(table, seat, stale)
     if refused:
@@ -187,6 +193,7 @@ def _spectator_chat(table: Table, seat: int | None, stale: bool) -> str | None:
 
 CHECKS: dict[ActionName, Check] = {
     "roll": _roll,
+    "hold": _hold,
     "score": _score,
     "start": _start,
     "rematch": _rematch,

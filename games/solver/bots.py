@@ -154,6 +154,15 @@ def perfect(state: GameState, rng: random.Random) -> Action:
 
 
 BOTS: dict[str, Bot] = {"beginner": beginner, "solid": solid, "perfect": perfect}
+# The levels that read a rule set's strategy table (built on first use).
+TABLE_LEVELS = frozenset({"perfect"})
+
+
+def prepare(level: str, ruleset_key: str) -> None:
+    """Load (or, the first time, build) what ``level`` needs to decide in
+    ``ruleset_key``, so that deciding later takes no time."""
+    if level in TABLE_LEVELS:
+        get_table(ruleset_key)
 
 
 def decide(level: str, state: GameState, rng: random.Random) -> Action:

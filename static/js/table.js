@@ -7,7 +7,9 @@
   if (!root) return;
   const table = document.getElementById("table");
   const errorBox = root.querySelector("[data-error]");
-  const hintBox = root.querySelector("[data-hint]");
+  const hintSlot = () => table.querySelector("[data-hint]");
+  const soundButton = root.querySelector("[data-sound]");
+  const icon = document.querySelector('link[rel="icon"]');
   const announcer = root.querySelector("[data-announce]");
   const connection = root.querySelector("[data-connection]");
   const connectionText = connection.querySelector(".connection-text");
@@ -15,7 +17,16 @@
   const chatLog = chat?.querySelector("[data-chat-log]");
 
   let shown = Number(root.dataset.version) || 0;
-  let holds = new Set(currentHolds());
+  // The dice the server says are held, and the ones this player wants held:
+  // a click shows at once, and the push that tells everyone confirms it.
+  let serverHolds = new Set(currentHolds());
+  let holds = new Set(serverHolds);
+  // One action at a time goes out, made on the version shown: what the
+  // player asks meanwhile waits for that action's push and then goes out on
+  // the new version (holds collapse into the latest wish; a second click on
+  // the same button is dropped), so quick clicks never meet "stale version".
+  let inFlight = null;
+  let queued = [];
   let socket = null;
   let attempts = 0;
   // A push that never comes must not leave anyone waiting: after our own
@@ -48,10 +59,14 @@
     socket.addEventListener("open", () => {
       attempts = 0;
       setConnection("open");
+      // "Reconnecting…" said while the socket was down no longer holds.
+      if (errorBox.textContent === connectionText.dataset.labelClosed) clearError();
     });
     socket.addEventListener("message", (event) => handle(JSON.parse(event.data)));
     socket.addEventListener("close", (event) => {
       setConnection("closed");
+      inFlight = null;
+      queued = [];
       if (event.code === 4404) return;
       // Exponential backoff with jitter; the server resends the whole table on connect.
       const delay = Math.min(8000, 300 * 2 ** attempts) * (0.5 + Math.random() / 2);
@@ -84,16 +99,30 @@
     lastHeard = Date.now();
     if (message.type === "error") {
       clearTimeout(answerTimer);
+      inFlight = null;
+      queued = [];
+      holds = new Set(serverHolds);
+      showHolds();
       showError(message.message);
       return;
     }
-    if (message.type === "current") return;
     if (message.type === "chat" || message.type === "chat_log") {
       showChat(message);
       return;
     }
+    if (message.type === "current") {
+      // Our action changed nothing (or its push is already shown): go on.
+      inFlight = null;
+      sendNext();
+      return;
+    }
     if (message.type === "hint") {
-      if (message.version === shown) hintBox.innerHTML = message.html;
+      const slot = hintSlot();
+      if (message.version === shown && slot) {
+        slot.innerHTML = message.html;
+        slot.querySelector("h3")?.setAttribute("tabindex", "-1");
+        slot.querySelector("h3")?.focus({ preventScroll: true });
+      }
       return;
     }
     if (message.type !== "table" || message.version < shown) return;
@@ -108,24 +137,185 @@
     shown = message.version;
     root.dataset.version = String(shown);
     chatSettings(message.seat, message.state.spectator_chat);
+    const wasMyTurn = myTurn();
+    const inTable = table.contains(document.activeElement);
     const focused = focusKey(document.activeElement);
+    const advice = changed ? "" : hintSlot()?.innerHTML || "";
     table.innerHTML = message.html;
+    if (advice) hintSlot().innerHTML = advice;
+    root.dataset.status = message.status;
+    setConnection("open");
     if (changed) {
-      hintBox.innerHTML = "";
-      holds = new Set(message.state.held);
+      // The game moved on: what went wrong before no longer holds.
       clearError();
+      inFlight = null;
       if (message.announce) announce(message.announce);
       const last = message.state.last;
       if (last && last.kind === "roll") {
         table.querySelectorAll(".die").forEach((die) => {
           if (!last.held.includes(Number(die.dataset.die))) die.classList.add("rolled");
         });
+        play("roll");
+      } else if (last && last.kind === "score") {
+        play("score");
+        landed(last);
+      }
+      if (myTurn() && !wasMyTurn) {
+        play("turn");
+        if (document.hidden) setIcon(true);
       }
     }
+    // The server's holds, unless this player has asked for others since.
+    serverHolds = new Set(message.state.held);
+    if (inFlight !== "hold" && !queued.some((m) => m.action === "hold")) {
+      holds = new Set(serverHolds);
+    }
+    showTitle();
     showHolds();
     tickClock();
-    if (focused) table.querySelector(focused)?.focus();
+    showAbsent();
+    placeFocus(focused, inTable || (engaged && document.activeElement === document.body), changed);
     if (gap) resync();
+    else if (changed) sendNext();
+  }
+
+  function sameSet(a, b) {
+    return a.length === b.size && a.every((i) => b.has(i));
+  }
+
+  function sendNext() {
+    while (queued.length && !inFlight) {
+      const next = queued.shift();
+      if (next.action === "hold" && sameSet(next.dice, serverHolds)) continue;
+      transmit(next);
+    }
+  }
+
+  function request(message) {
+    if (inFlight) {
+      if (message.action === "hold") queued = queued.filter((m) => m.action !== "hold");
+      else if (message.action === inFlight || queued.some((m) => m.action === message.action)) return;
+      queued.push(message);
+      return;
+    }
+    transmit(message);
+  }
+
+  function transmit(message) {
+    if (!send({ ...message, version: shown })) return;
+    if (message.action === "hint" || message.action === "sync") return;
+    inFlight = message.action;
+    expectAnswer();
+  }
+
+  // A score lands on its box with a brief "+points".
+  function landed(last) {
+    const cell = table.querySelector(`[data-cell="${last.seat}-${last.category}"]`);
+    if (!cell) return;
+    const gain = document.createElement("span");
+    gain.className = "gain";
+    gain.setAttribute("aria-hidden", "true");
+    gain.textContent = `+${last.points}`;
+    cell.classList.add("landed");
+    cell.append(gain);
+  }
+
+  // Focus is moved for a player who has used the page, never for one who
+  // only watches (a screen reader would repeat the heading at every push).
+  let engaged = false;
+  ["keydown", "pointerdown"].forEach((kind) =>
+    document.addEventListener(kind, () => { engaged = true; }, { capture: true }),
+  );
+
+  function myTurn() {
+    return Boolean(table.querySelector("[data-my-turn]"));
+  }
+
+  // After every update focus lands where the player's next step is: the
+  // control they used if it is still there, else (if the swap took focus
+  // away) the roll button, after the last roll the box that scores most, and
+  // while others play the heading that says whose turn it is.
+  function placeFocus(key, lost, changed) {
+    const again = key && table.querySelector(key);
+    if (again && !again.disabled) {
+      again.focus({ preventScroll: true });
+      return;
+    }
+    if (!lost || !changed) return;
+    nextUseful()?.focus({ preventScroll: true });
+  }
+
+  function nextUseful() {
+    const mine = table.querySelector("[data-my-turn]");
+    const roll = table.querySelector('[data-action="roll"]:not([disabled])');
+    if (mine && roll && Number(mine.dataset.myTurn) === 0) return roll;
+    if (mine && !roll) return table.querySelector(".box.best") || table.querySelector(".box");
+    if (mine) return roll;
+    return (
+      table.querySelector('[data-action="start"], [data-action="rematch"]') ||
+      table.querySelector(".turn-title, .result-title")
+    );
+  }
+
+  function showTitle() {
+    const title = table.querySelector("[data-title]")?.dataset.title;
+    if (title) document.title = title;
+  }
+
+  function setIcon(turn) {
+    if (icon) icon.href = turn ? root.dataset.iconTurn : root.dataset.icon;
+  }
+
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) setIcon(false);
+  });
+
+  // Short sounds made on the spot (no files): a rattle for a roll, two notes
+  // for a score, three rising ones when it becomes your turn. One toggle
+  // mutes them, remembered in this browser.
+  let audio = null;
+  let soundOn = localStorage.getItem("yacht-sound") !== "off";
+
+  function showSound() {
+    soundButton?.setAttribute("aria-pressed", String(soundOn));
+  }
+
+  soundButton?.addEventListener("click", () => {
+    soundOn = !soundOn;
+    localStorage.setItem("yacht-sound", soundOn ? "on" : "off");
+    showSound();
+  });
+
+  function note(frequency, at, length, type = "sine", volume = 0.06) {
+    const oscillator = audio.createOscillator();
+    const gain = audio.createGain();
+    oscillator.type = type;
+    oscillator.frequency.value = frequency;
+    gain.gain.setValueAtTime(volume, audio.currentTime + at);
+    gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + at + length);
+    oscillator.connect(gain).connect(audio.destination);
+    oscillator.start(audio.currentTime + at);
+    oscillator.stop(audio.currentTime + at + length);
+  }
+
+  function play(kind) {
+    if (!soundOn || !window.AudioContext) return;
+    try {
+      audio ||= new AudioContext();
+      if (audio.state === "suspended") audio.resume();
+      if (kind === "roll") {
+        for (let i = 0; i < 6; i += 1) note(180 + Math.random() * 420, i * 0.045, 0.05, "triangle", 0.05);
+      } else if (kind === "score") {
+        note(660, 0, 0.12);
+        note(880, 0.1, 0.2);
+      } else {
+        note(523, 0, 0.12);
+        note(659, 0.1, 0.12);
+        note(784, 0.2, 0.25);
+      }
+    } catch {
+      // No sound where the browser will not make it; the game goes on.
+    }
   }
 
   function focusKey(element) {
@@ -141,6 +331,7 @@
       const held = holds.has(Number(die.dataset.die));
       die.classList.toggle("held", held);
       die.setAttribute("aria-pressed", String(held));
+      die.setAttribute("aria-label", held ? die.dataset.labelHeld : die.dataset.labelFree);
     });
   }
 
@@ -150,6 +341,7 @@
     if (holds.has(index)) holds.delete(index);
     else holds.add(index);
     showHolds();
+    request({ action: "hold", dice: [...holds].sort() });
   }
 
   // Any action, the same way: the version shown (the server reads it where
@@ -159,16 +351,16 @@
   // A field inside a form belongs to that form's own button only.
   function act(button) {
     const action = button.dataset.action;
-    const message = { action, version: shown, ...JSON.parse(button.dataset.args || "{}") };
+    const message = { action, ...JSON.parse(button.dataset.args || "{}") };
     root.querySelectorAll(`[data-for="${action}"][data-param]`).forEach((element) => {
       if (element.form && element.form !== button.form) return;
-      message[element.dataset.param] =
-        element.matches("select, input") ? element.value : [...holds].sort();
+      message[element.dataset.param] = element.value;
     });
-    const sent = send(message);
-    // A hint and a chat line answer with messages of their own, not a new table.
-    if (sent && action !== "hint" && action !== "chat") expectAnswer();
-    return sent;
+    // A chat line is answered by a chat push, not a new table: it goes at
+    // once, beside whatever move is waiting for its push.
+    if (action === "chat") return send({ ...message, version: shown });
+    request(message);
+    return true;
   }
 
   // The table's chat: lines arrive rendered in this page's language (a
@@ -289,14 +481,13 @@
   }
   setInterval(tickClock, 250);
 
-  // A stalled turn: the others' "let a bot play" button wakes up when the
+  // A stalled turn: the others' "let a bot play" notice appears when the
   // grace period is over (the server checks the time again).
-  setInterval(() => {
+  function showAbsent() {
     const absent = table.querySelector("[data-absent-from]");
-    if (absent && Date.now() / 1000 >= Number(absent.dataset.absentFrom)) {
-      absent.querySelector("button").disabled = false;
-    }
-  }, 1000);
+    if (absent && Date.now() / 1000 >= Number(absent.dataset.absentFrom)) absent.hidden = false;
+  }
+  setInterval(showAbsent, 1000);
 
   function showError(text) {
     errorBox.textContent = text;
@@ -321,8 +512,9 @@
       return;
     }
     const button = event.target.closest("[data-action]");
-    // A form's button acts through the form's submit (Enter does too).
-    if (button && !button.disabled && !button.form) act(button);
+    // A form's button acts through the form's submit (Enter does too); the
+    // second click of a double click asks nothing more.
+    if (button && !button.disabled && !button.form && event.detail < 2) act(button);
   });
 
   document.addEventListener("keydown", (event) => {
@@ -340,5 +532,7 @@
     }
   });
 
+  showSound();
+  showAbsent();
   connect();
 })();

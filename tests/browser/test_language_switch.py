@@ -32,6 +32,10 @@ def test_switching_language_mid_turn_keeps_the_seat_and_the_dice_and_translates_
     wait_past(ana, v)
     wait_past(bo, v)
     dice = die_values(ana)
+    # A hold made before the switch is the server's: the Catalan page shows it.
+    v = version(ana)
+    ana.keyboard.press("3")
+    wait_past(ana, v)
 
     ana.get_by_label("Language").select_option("ca")
     expect(ana).to_have_url(re.compile(rf"/ca/g/{token}/$"))
@@ -42,8 +46,12 @@ def test_switching_language_mid_turn_keeps_the_seat_and_the_dice_and_translates_
     expect(roll_again).to_contain_text("Queden 2 tirades")
     assert die_values(ana) == dice
     expect(ana.locator(".die").first).to_have_attribute("aria-label", re.compile("^Dau 1: "))
+    expect(ana.locator(".die.held")).to_have_count(1)
+    expect(ana.locator('.die[data-die="2"]')).to_have_class(re.compile("held"))
+    expect(ana.locator('.die[data-die="2"] .die-held')).to_have_text("Guardat")
 
     v = version(ana)
+    ana.keyboard.press("3")
     ana.keyboard.press("1")
     expect(ana.locator(".die.held")).to_have_count(1)
     roll_again.click()

@@ -36,7 +36,9 @@ def join_game(page: Page, invite: str, name: str) -> None:
 
 
 def start(host: Page) -> None:
-    host.get_by_role("button", name="Start the game").click()
+    # A solitaire table starts by itself; a lobby waits for its host.
+    if host.locator("[data-status=lobby]").count():
+        host.get_by_role("button", name="Start the game").click()
     expect(host.get_by_role("heading", name="Your turn")).to_be_visible()
 
 
@@ -51,8 +53,14 @@ def take_turn(page: Page, others: list[Page]) -> None:
     page.keyboard.press("1")
     page.keyboard.press("2")
     expect(page.locator(".die.held")).to_have_count(2)
+    # Holds are actions: everyone at the table sees them as they are made.
+    for other in others:
+        expect(other.locator(".die.held")).to_have_count(2)
+        expect(other.locator('.die[data-die="0"]')).to_have_attribute("aria-pressed", "true")
+    # R right after the holds: the roll waits for them and keeps those dice.
     page.keyboard.press("r")
-    wait_past(page, v)
+    wait_past(page, v + 2)
+    expect(page.locator(".die.held")).to_have_count(2)
     v = version(page)
     page.locator("button.box").first.click()
     wait_past(page, v)
@@ -66,7 +74,8 @@ def test_two_friends_play_a_whole_game_from_an_invite_link_with_a_spectator_watc
     ana = new_page()
     bo = new_page(width=375, height=800)
     invite = create_game(ana, "Ana")
-    assert re.search(r"/en/g/[\w-]{20,}/$", invite)
+    # No language in the link: each friend lands in their own.
+    assert re.search(r"^http://[^/]+/g/[\w-]{20,}/$", invite)
 
     join_game(bo, invite, "Bo")
     expect(ana.locator(".lobby-seats")).to_contain_text("Bo")
@@ -104,13 +113,22 @@ def test_a_refresh_mid_turn_resumes_exactly_where_the_game_is(new_page):
     v = version(ana)
     ana.get_by_role("button", name=re.compile("^Roll")).click()
     wait_past(ana, v)
+    ana.locator('.die[data-die="2"]').click()
+    wait_past(ana, v + 1)
     dice = [d.get_attribute("aria-label") for d in ana.locator(".die").all()]
+    assert dice[2].endswith("held")
     ana.reload()
     expect(ana.locator("[data-connection=open]")).to_be_visible()
     assert [d.get_attribute("aria-label") for d in ana.locator(".die").all()] == dice
+    expect(ana.locator(".die.held")).to_have_count(1)
     expect(ana.get_by_role("button", name=re.compile("^Roll again"))).to_contain_text(
         "2 rolls left"
     )
+    # Released again: the label says so at once, and so does the server's table.
+    ana.locator('.die[data-die="2"]').click()
+    expect(ana.locator('.die[data-die="2"]')).not_to_have_attribute("aria-label", dice[2])
+    wait_past(ana, v + 2)
+    expect(ana.locator(".die.held")).to_have_count(0)
 
 
 def test_when_the_server_is_killed_mid_turn_the_page_reconnects_and_continues(
@@ -130,8 +148,14 @@ def test_when_the_server_is_killed_mid_turn_the_page_reconnects_and_continues(
 
         daphne.kill()
         expect(ana.locator("[data-connection=closed]")).to_be_visible()
+        # A click while the server is away says so...
+        ana.locator('.die[data-die="0"]').click()
+        expect(ana.locator("[data-error]")).to_have_text("Reconnecting…")
         daphne = DaphneProcess(port=daphne.port).start()
         expect(ana.locator("[data-connection=open]")).to_be_visible()
+        # ... until the socket is back, showing the server's dice as they are.
+        expect(ana.locator("[data-error]")).to_be_hidden()
+        expect(ana.locator(".die.held")).to_have_count(0)
         assert [d.get_attribute("aria-label") for d in ana.locator(".die").all()] == dice
         v = version(ana)
         ana.get_by_role("button", name=re.compile("^Roll again")).click()

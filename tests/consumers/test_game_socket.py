@@ -215,3 +215,53 @@ async def test_the_same_seat_open_in_two_tabs_works_in_both(connect):
     # The first tab's queued action, made against an old version, cannot apply twice.
     await first.send({"action": "score", "version": version + 1, "category": "ones"})
     assert (await first.error())["code"] == "stale_version"
+
+
+async def test_a_hold_is_pushed_to_everyone_and_the_next_roll_keeps_those_dice(connect):
+    game = await lobby()
+    await sync_to_async(services.game_start)(token=game.token, guest_id="ana")
+    ana = await connect(game.token, "ana")
+    bo = await connect(game.token, "bo")
+    watcher = await connect(game.token, None)
+    version = (await ana.table())["version"]
+    await bo.table()
+    await watcher.table()
+    await ana.send({"action": "roll", "version": version})
+    rolled = await ana.table()
+    await bo.table()
+    await watcher.table()
+    await ana.send({"action": "hold", "version": rolled["version"], "dice": [0, 3]})
+    for client in (ana, bo, watcher):
+        table = await client.table()
+        assert table["version"] == rolled["version"] + 1
+        assert table["state"]["held"] == [0, 3]
+        assert table["state"]["last"]["kind"] == "hold"
+        assert 'data-die="0"' in table["html"] and 'class="die held" data-die="3"' in table["html"]
+    assert "keeps" in table["announce"]
+    # Holds belong to the player to move: another seat's is refused.
+    await bo.send({"action": "hold", "version": table["version"], "dice": [1]})
+    assert (await bo.error())["code"] == "not_your_turn"
+    await bo.table()
+    # A roll that leaves its holds out keeps the ones stored for it.
+    await ana.send({"action": "roll", "version": table["version"]})
+    after = await ana.table()
+    dice = rolled["state"]["dice"]
+    assert after["state"]["held"] == [0, 3]
+    assert [after["state"]["dice"][i] for i in (0, 3)] == [dice[0], dice[3]]
+    move = await sync_to_async(lambda: Move.objects.filter(game=game).latest("version"))()
+    assert (move.kind, move.held) == ("roll", [0, 3])
+
+
+async def test_a_refreshed_page_shows_the_dice_held_before_it(connect):
+    game = await lobby()
+    await sync_to_async(services.game_start)(token=game.token, guest_id="ana")
+    version = await sync_to_async(
+        lambda: services.game_roll(token=game.token, guest_id="ana", version=3).version
+    )()
+    await sync_to_async(services.game_hold)(
+        token=game.token, guest_id="ana", version=version, dice=[2]
+    )
+    for guest in ("ana", "bo", None):
+        table = await (await connect(game.token, guest)).table()
+        assert table["state"]["held"] == [2]
+        assert 'class="die held" data-die="2"' in table["html"]

@@ -50,10 +50,11 @@ def test_a_game_watched_by_bots_alone_has_no_host() -> None:
     assert refusal(bots, 0, "start") == "not_host"
 
 
-def test_the_player_to_move_may_roll_then_also_score_and_ask_for_a_hint() -> None:
+def test_the_player_to_move_may_roll_then_also_hold_score_and_ask_for_a_hint() -> None:
     assert allowed_actions(playing(hints=True), 0) - TALK == {"roll", "sync"}
     assert allowed_actions(playing(rolls=1, hints=True), 0) - TALK == {
         "roll",
+        "hold",
         "score",
         "hint",
         "sync",
@@ -71,6 +72,10 @@ def test_the_player_to_move_may_roll_then_also_score_and_ask_for_a_hint() -> Non
         (playing(), 1, "roll", 9, "not_your_turn"),
         (playing(rolls=3), 0, "roll", 9, "no_rolls_left"),
         (playing(), 0, "score", 9, "must_roll_first"),
+        (playing(), 0, "hold", 9, "must_roll_first"),
+        (playing(rolls=3), 0, "hold", 9, "no_rolls_left"),
+        (playing(rolls=1), 1, "hold", 9, "not_your_turn"),
+        (playing(rolls=1), None, "hold", 9, "not_seated"),
         (playing(), 0, "start", 9, "already_started"),
         (lobby(), 1, "start", 4, "not_host"),
         (lobby(), 0, "start", 3, "stale_version"),

@@ -11,6 +11,7 @@ from games.rules import (
     RULESETS,
     Action,
     GameError,
+    Hold,
     Roll,
     Score,
     Scorecard,
@@ -105,6 +106,29 @@ def test_held_dice_keep_their_faces_and_only_the_others_are_rerolled():
     state = roll(state, 6, 6, 6, hold={0, 2})
     assert state.dice == (3, 6, 4, 6, 6)
     assert state.held == frozenset({0, 2})
+
+
+def test_a_hold_between_rolls_is_kept_by_a_roll_that_names_none():
+    state = roll(new_game("yacht", 1), 3, 1, 4, 1, 5)
+    state = apply(state, 0, Hold(frozenset({1, 3})), NO_DICE)
+    assert (state.dice, state.held, state.rolls) == ((3, 1, 4, 1, 5), frozenset({1, 3}), 1)
+    state = apply(state, 0, Roll(None), ScriptedDice([6, 6, 6]))
+    assert state.dice == (6, 1, 6, 1, 6) and state.held == frozenset({1, 3})
+
+
+@pytest.mark.parametrize(
+    ("rolls", "positions", "code"),
+    [(0, {0}, "must_roll_first"), (3, {0}, "no_rolls_left"), (1, {5}, "bad_hold")],
+)
+def test_a_hold_is_refused_before_the_first_roll_after_the_last_or_off_the_dice(
+    rolls, positions, code
+):
+    state = new_game("yacht", 1)
+    for _ in range(rolls):
+        state = roll(state, 1, 2, 3, 4, 5)
+    with pytest.raises(GameError) as refused:
+        apply(state, 0, Hold(frozenset(positions)), NO_DICE)
+    assert refused.value.code == code
 
 
 def test_holds_may_change_freely_between_rolls():

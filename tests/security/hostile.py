@@ -37,7 +37,7 @@ from games.actions import Declaration, Positions, Text, Whole
 from games.guests import GUEST_KEY
 from games.messages import MESSAGES, error_message
 from games.models import BOT_LEVELS, Game, Move, Player, ScoreEntry
-from games.rules import GameState, Roll, Score, ScriptedDice
+from games.rules import GameState, Hold, Roll, Score, ScriptedDice
 from games.selectors import game_players, game_state
 from yachtsite.asgi import application
 
@@ -174,6 +174,9 @@ def replay(game: Game) -> GameState | None:
         elif move.kind == Move.Kind.ROLL:
             assert state is not None
             state = replay_roll(state, move)
+        elif move.kind == Move.Kind.HOLD:
+            assert state is not None
+            state = replay_hold(state, move)
         else:
             assert state is not None and move.kind == Move.Kind.SCORE
             state = replay_score(state, move)
@@ -192,6 +195,12 @@ def replay_roll(state: GameState, move: Move) -> GameState:
     after = rules.apply(state, move.player.order, Roll(hold), fresh)
     assert list(after.dice) == move.dice
     return after
+
+
+def replay_hold(state: GameState, move: Move) -> GameState:
+    assert list(state.dice) == move.dice, "a hold must not change the dice"
+    assert move.player is not None
+    return rules.apply(state, move.player.order, Hold(frozenset(move.held)), NoDice())
 
 
 def replay_score(state: GameState, move: Move) -> GameState:
@@ -358,13 +367,16 @@ def field_refusal(
 ) -> str | None:
     """What the action's own fields make of an action the rules allow this seat."""
     name = declaration.name
-    if name in ("roll", "score"):
+    if name in ("roll", "hold", "score"):
         assert table.state is not None and seat is not None
-        move = (
-            Roll(frozenset(message.get("hold", [])))
-            if name == "roll"
-            else Score(message["category"])
-        )
+        move: rules.Action
+        if name == "roll":
+            # Left out, the roll keeps the dice held now.
+            move = Roll(frozenset(message.get("hold", table.state.held)))
+        elif name == "hold":
+            move = Hold(frozenset(message["dice"]))
+        else:
+            move = Score(message["category"])
         try:
             rules.apply(table.state, seat, move, ScriptedDice([1] * 5))
         except rules.GameError as error:
@@ -425,8 +437,12 @@ def advance(table: Table, message: dict[str, Any], sock: Sock) -> None:
     # Acting takes a seat back from the bot keeping it.
     table.bots[move.player.order] = ""
     if action == "roll":
-        assert move.kind == Move.Kind.ROLL and set(move.held) == set(message.get("hold", []))
+        kept = message.get("hold", table.state.held)
+        assert move.kind == Move.Kind.ROLL and set(move.held) == set(kept)
         table.state = replay_roll(table.state, move)
+    elif action == "hold":
+        assert move.kind == Move.Kind.HOLD and set(move.held) == set(message["dice"])
+        table.state = replay_hold(table.state, move)
     else:
         assert move.kind == Move.Kind.SCORE and move.category == message["category"]
         table.state = replay_score(table.state, move)
@@ -563,13 +579,14 @@ def hostile_message(draw: st.DrawFn, table: Table, sock: Sock) -> tuple[str | by
         shift = draw(st.sampled_from([-1, -2, 1, 2, 10**12, -(10**12), 2**70]))
         message = {**base, "version": v + shift}
     else:
-        # Fields a client must not be able to set: ignored, never obeyed.
+        # Fields a client must not be able to set: ignored, never obeyed
+        # (a field the action declares, such as a hold's dice, keeps its value).
         message = {
-            **legal_message(draw, table, sock),
             "guest": draw(st.sampled_from(table.guests)),
             "dice": [6, 6, 6, 6, 6],
             "points": 50,
             "player": 0,
+            **legal_message(draw, table, sock),
         }
         # An undeclared seat must not change whose seat acts (declared, it names a target).
         message.setdefault("seat", draw(st.integers(0, 5)))
@@ -625,6 +642,11 @@ def legal_message(draw: st.DrawFn, table: Table, sock: Sock) -> dict[str, Any]:
         return {"action": "chat", "text": draw(JUNK_TEXT)}
     may_roll = state.rolls < rules.MAX_ROLLS
     if state.rolls == 0 or (may_roll and draw(st.booleans())):
+        if state.rolls and may_roll and draw(st.booleans()):
+            dice = sorted(draw(st.sets(st.integers(0, 4))))
+            return {"action": "hold", "version": v, "dice": dice}
+        if state.rolls and draw(st.booleans()):
+            return {"action": "roll", "version": v}  # keeps the dice held now
         hold = [] if state.rolls == 0 else sorted(draw(st.sets(st.integers(0, 4))))
         return {"action": "roll", "version": v, "hold": hold}
     return {

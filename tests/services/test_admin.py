@@ -83,3 +83,21 @@ def test_the_game_list_shows_each_games_totals_and_round(staff_client):
     response = staff_client.get("/en/admin/games/game/")
     totals = " / ".join(str(s["total"]) for s in game_snapshot(game)["seats"])
     assert totals in response.content.decode()
+
+
+def test_the_admin_names_rule_sets_numbers_held_dice_from_1_and_folds_the_move_log(staff_client):
+    game = finished_game()
+    html = staff_client.get(f"/en/admin/games/game/{game.pk}/change/").content.decode()
+    # A finished game has no seat to move; its rule set goes by its name.
+    assert "Yatzy" in html
+    seat = html.split("Seat to move", 1)[1][:300]
+    assert '<div class="readonly">-</div>' in seat
+    assert "collapse" in html.split("Moves", 1)[0][-2000:] or "<details" in html
+    listing = staff_client.get("/en/admin/games/game/").content.decode()
+    assert "Yatzy" in listing
+    playing = factories.started_game(1, guests=["ana"])
+    playing = services.game_roll(token=playing.token, guest_id="ana", version=playing.version)
+    services.game_hold(token=playing.token, guest_id="ana", version=playing.version, dice=[0, 2])
+    hold = Move.objects.get(game=playing, kind="hold")
+    page = staff_client.get(f"/en/admin/games/move/{hold.pk}/change/").content.decode()
+    assert '<div class="readonly">1, 3</div>' in page

@@ -160,17 +160,21 @@ def test_hints_are_given_only_when_the_host_allowed_them_and_only_to_the_player_
         assert advice["boxes"][0]["category"] == action.category
         assert advice["boxes"][0]["loss"] == pytest.approx(0)
     else:
-        assert advice["holds"][0]["positions"] == sorted(action.hold)
+        assert advice["holds"][0]["positions"] == sorted(action.hold or ())
 
 
-def test_a_rematch_keeps_the_bots_in_their_seats(rng):
+def test_a_rematch_keeps_the_bots_and_the_first_roll_moves_one_seat_on(rng):
     game = services.game_create(guest_id="ana", name="Ana", seat_count=2, bot_level="beginner")
     game = services.game_start(token=game.token, guest_id="ana")
     while game.status == Game.Status.PLAYING:
         game = human_turn(game, "ana", rng)
         game = bots_until_human(game)
     new = services.game_rematch(token=game.token, guest_id="ana")
-    assert [p.bot for p in game_players(new)] == ["", "beginner"]
+    # Ana opened the first game; the bot opens the rematch.
+    assert [(p.name, p.bot) for p in game_players(new)] == [
+        (p.name, p.bot) for p in reversed(game_players(game))
+    ]
+    assert new.current_seat == 0
     assert rules.get_ruleset(new.ruleset).key == "yacht"
 
 
@@ -195,3 +199,26 @@ def test_an_empty_guest_id_never_stands_for_a_bots_seat():
     game = services.game_start(token=game.token, guest_id="ana")
     with pytest.raises(GameError, match="not_seated"):
         services.game_take_back(token=game.token, guest_id="")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_bot_step_loads_its_strategy_table_before_it_locks_the_game(monkeypatch):
+    from django.db import connection
+
+    from games.solver import bots, get_table
+
+    inside: list[bool] = []
+    real = get_table
+
+    def watched(key, *args, **kwargs):
+        inside.append(connection.in_atomic_block)
+        return real(key, *args, **kwargs)
+
+    monkeypatch.setattr(bots, "get_table", watched)
+    game = services.game_create(
+        guest_id="ana", name="Ana", seat_count=2, bot_level="perfect", watch=True
+    )
+    services.game_bot_step(token=game.token, version=game.version)
+    # Loaded (or built, the first time) outside the transaction; the step
+    # itself then finds it in memory.
+    assert inside[0] is False

@@ -174,7 +174,7 @@ def test_starting_with_fewer_players_than_seats_closes_the_empty_seats(rng):
 
 
 def test_a_rematch_seats_the_same_players_in_a_new_started_game(rng):
-    game = started_game(2)
+    game = started_game(3)
     with pytest.raises(GameError, match="not_finished"):
         services.game_rematch(token=game.token, guest_id="g0")
     while game.status == Game.Status.PLAYING:
@@ -185,9 +185,20 @@ def test_a_rematch_seats_the_same_players_in_a_new_started_game(rng):
     new = services.game_rematch(token=game.token, guest_id="g1")
     assert services.game_rematch(token=game.token, guest_id="g0") == new
     assert new.status == Game.Status.PLAYING
-    assert [(p.order, p.name, p.guest_id) for p in game_players(new)] == [
-        (p.order, p.name, p.guest_id) for p in game_players(game)
-    ]
+    # The same people, the first roll one seat on: who was second opens.
+    before = [(p.name, p.guest_id) for p in game_players(game)]
+    assert [(p.name, p.guest_id) for p in game_players(new)] == before[1:] + before[:1]
+    assert (new.ruleset, new.hints) == (game.ruleset, game.hints)
+
+
+def test_a_rematch_keeps_hints_on(rng):
+    game = factories.started_game(1, guests=GUESTS, hints=True)
+    while game.status == Game.Status.PLAYING:
+        game = act(game, "g0", Roll(), rng)
+        state = game_state(game, game_players(game))
+        game = act(game, "g0", Score(state.allowed_boxes()[0]), rng)
+    new = services.game_rematch(token=game.token, guest_id="g0")
+    assert new.hints is True
 
 
 @pytest.mark.django_db(transaction=True)
@@ -230,3 +241,23 @@ def test_two_simultaneous_actions_on_the_same_version_apply_exactly_once():
             t.join()
         assert sorted(outcomes) == ["applied", "stale_version"]
     assert Move.objects.filter(game=game, kind="roll").count() == 10
+
+
+def test_a_hold_is_an_action_with_its_own_version_and_logged_move():
+    game = factories.lobby_game()
+    services.game_start(token=game.token, guest_id="ana")
+    game = services.game_roll(token=game.token, guest_id="ana", version=3)
+    dice = list(game.dice)
+    game = services.game_hold(token=game.token, guest_id="ana", version=4, dice=[1, 4])
+    assert (game.version, game.held, list(game.dice)) == (5, [1, 4], dice)
+    hold = game.moves.latest("version")
+    assert (hold.kind, hold.held, hold.dice) == (Move.Kind.HOLD, [1, 4], dice)
+    with pytest.raises(GameError) as stale:
+        services.game_hold(token=game.token, guest_id="ana", version=4, dice=[1])
+    assert stale.value.code == "stale_version"
+    game = services.game_roll(token=game.token, guest_id="ana", version=5)
+    assert game.held == [1, 4] and [game.dice[1], game.dice[4]] == [dice[1], dice[4]]
+    game = services.game_roll(token=game.token, guest_id="ana", version=6)
+    with pytest.raises(GameError) as late:
+        services.game_hold(token=game.token, guest_id="ana", version=7, dice=[])
+    assert late.value.code == "no_rolls_left"

@@ -17,7 +17,9 @@ def play(table, seats: int, policy, seed: int) -> list[LoggedMove]:
         action = policy(state)
         after = apply(state, seat, action, rng)
         if isinstance(action, Roll):
-            log.append(LoggedMove(seat, "roll", tuple(sorted(action.hold)), tuple(after.dice)))
+            log.append(
+                LoggedMove(seat, "roll", tuple(sorted(action.hold or ())), tuple(after.dice))
+            )
         else:
             log.append(LoggedMove(seat, "score", category=action.category))
         state = after

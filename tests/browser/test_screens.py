@@ -1,0 +1,68 @@
+"""Screenshots of every screen a player meets, at a desk's and a phone's size.
+
+CI keeps ``artifacts/screens/<label>/`` (label from ``YACHT_SCREENS``, "after"
+by default) so a change to the table can be judged by looking at it.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from playwright.sync_api import Page
+
+from games import services
+from tests.browser import setups
+from tests.live import ROOT
+
+pytestmark = pytest.mark.browser
+
+SCREENS = ROOT / "artifacts" / "screens" / os.environ.get("YACHT_SCREENS", "after")
+SIZES = {"desk": (1280, 800), "phone": (375, 812)}
+
+
+def _shoot(page: Page, name: str) -> None:
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    for size, (width, height) in SIZES.items():
+        setups.show(page, width, height)
+        page.wait_for_timeout(400)
+        page.screenshot(path=str(SCREENS / f"{name}-{size}.png"))
+        page.screenshot(path=str(SCREENS / f"{name}-{size}-full.png"), full_page=True)
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+def test_screens_of_a_table_in_the_middle_of_a_game(new_page, seats):
+    page = new_page()
+    setups.mid_game(page, seats)
+    _shoot(page, f"table-{seats}p")
+
+
+def test_screens_of_a_classic_13_table_with_its_upper_bonus(new_page):
+    page = new_page()
+    setups.mid_game(page, 3, rounds=6, ruleset="classic13")
+    _shoot(page, "table-3p-classic13")
+
+
+def test_screens_of_a_lobby(new_page):
+    page = new_page()
+    game = setups.host(page, 4)
+    services.game_join(token=game.token, guest_id="screens-guest-1", name="Bo")
+    services.game_add_bot(token=game.token, guest_id=setups.guests(game)[0], level="solid")
+    _shoot(page, "lobby")
+
+
+def test_screens_of_the_end_of_a_game(new_page):
+    page = new_page()
+    setups.finished(page, 3)
+    _shoot(page, "end")
+
+
+def test_screens_of_the_advisor_beside_the_dice(new_page):
+    page = new_page()
+    setups.mid_game(page, 4, rounds=3, hints=True)
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    for size, (width, height) in SIZES.items():
+        setups.show(page, width, height)
+        page.get_by_role("button", name="Hint").click()
+        page.locator("[data-hint] .advice").wait_for(timeout=60_000)
+        page.screenshot(path=str(SCREENS / f"advisor-4p-{size}.png"))

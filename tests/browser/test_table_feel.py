@@ -1,0 +1,198 @@
+"""What a player feels at the table: holds, focus, keys, sounds, titles,
+the end screen, and alerts that come and go at the right time."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import Page, expect
+
+from games import services
+from games.models import Game
+from tests.browser import setups
+from tests.browser.test_live_game import version, wait_past
+
+pytestmark = pytest.mark.browser
+
+
+def solitaire(page: Page) -> Game:
+    game = setups.host(page, 1)
+    expect(page.get_by_role("heading", name="Your turn")).to_be_visible()
+    return game
+
+
+def test_a_double_click_on_roll_rolls_once_and_shows_no_error(new_page):
+    page = new_page()
+    solitaire(page)
+    v = version(page)
+    page.get_by_role("button", name=re.compile("^Roll")).dblclick()
+    wait_past(page, v)
+    page.wait_for_timeout(1500)
+    assert version(page) == v + 1
+    expect(page.locator("[data-error]")).to_be_hidden()
+
+
+def test_an_error_clears_when_the_next_push_arrives(new_page):
+    page = new_page()
+    solitaire(page)
+    # A control the server refuses (no such box): its error shows...
+    page.evaluate(
+        """() => {
+        const b = document.createElement("button");
+        b.dataset.action = "score";
+        b.dataset.args = '{"category": "no_such_box"}';
+        b.id = "bogus";
+        document.querySelector(".controls").append(b);
+    }"""
+    )
+    v = version(page)
+    page.locator("#bogus").click()
+    expect(page.locator("[data-error]")).to_be_visible()
+    # ... until the game moves on.
+    page.get_by_role("button", name=re.compile("^Roll")).click()
+    wait_past(page, v)
+    expect(page.locator("[data-error]")).to_be_hidden()
+
+
+def test_after_the_last_roll_a_keyboard_player_scores_with_one_key(new_page):
+    page = new_page()
+    solitaire(page)
+    presses = 0
+    for _ in range(3):
+        v = version(page)
+        page.keyboard.press("r")
+        wait_past(page, v)
+    # Focus waits on the box that scores most: Enter scores it.
+    focused = page.evaluate("document.activeElement.dataset.category")
+    best = page.locator(".box.best").first.get_attribute("data-category")
+    assert focused == best
+    v = version(page)
+    page.keyboard.press("Enter")
+    presses += 1
+    wait_past(page, v)
+    assert presses <= 3
+    game = Game.objects.get(token=page.url.rstrip("/").rsplit("/", 1)[-1])
+    assert game.moves.filter(kind="score", category=best).exists()
+    # The new turn: focus is on the roll button, not lost to the page.
+    expect(page.locator("[data-action=roll]")).to_be_focused()
+
+
+def test_after_an_early_roll_one_tab_reaches_a_box(new_page):
+    page = new_page()
+    solitaire(page)
+    v = version(page)
+    page.keyboard.press("r")
+    wait_past(page, v)
+    expect(page.locator("[data-action=roll]")).to_be_focused()
+    presses = 0
+    while not page.evaluate("document.activeElement.classList.contains('box')"):
+        page.keyboard.press("Tab")
+        presses += 1
+        assert presses <= 2, page.evaluate("document.activeElement.outerHTML.slice(0, 80)")
+    v = version(page)
+    page.keyboard.press("Enter")
+    wait_past(page, v)
+    assert presses + 1 <= 3
+
+
+def test_focus_stays_on_the_table_after_holds_and_rolls(new_page):
+    page = new_page()
+    solitaire(page)
+    roll = page.get_by_role("button", name=re.compile("^Roll"))
+    roll.focus()
+    v = version(page)
+    page.keyboard.press("Enter")
+    wait_past(page, v)
+    expect(page.locator("[data-action=roll]")).to_be_focused()
+    die = page.locator('.die[data-die="3"]')
+    die.focus()
+    v = version(page)
+    page.keyboard.press("Space")
+    wait_past(page, v)
+    expect(die).to_be_focused()
+    expect(die).to_have_attribute("aria-pressed", "true")
+    expect(die).to_have_attribute("aria-label", re.compile("held$"))
+    expect(die.locator(".die-held")).to_have_text("Hold")
+    # Key badges on the dice that can be pressed; none on a watcher's.
+    assert page.locator(".die-key").count() == 5
+    watcher = new_page()
+    watcher.goto(page.url)
+    expect(watcher.locator(".die")).to_have_count(5)
+    assert watcher.locator(".die-key").count() == 0
+
+
+def test_the_sound_toggle_is_remembered(new_page):
+    page = new_page()
+    solitaire(page)
+    toggle = page.get_by_role("button", name="Sound")
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    page.reload()
+    expect(page.get_by_role("button", name="Sound")).to_have_attribute("aria-pressed", "false")
+
+
+def test_the_tab_title_says_your_turn_when_it_comes(new_page):
+    ana, bo = new_page(), new_page()
+    game = setups.host(ana, 2)
+    services.game_join(token=game.token, guest_id="feel-bo", name="Bo")
+    seated = setups.guests(game)
+    services.game_start(token=game.token, guest_id=seated[0])
+    ana.reload()
+    expect(ana).to_have_title("Your turn · Yacht")
+    bo.goto(ana.url)
+    expect(bo).to_have_title(re.compile("^Round 1 of 12"))
+    v = version(ana)
+    ana.get_by_role("button", name=re.compile("^Roll")).click()
+    wait_past(ana, v)
+    v = version(ana)
+    ana.locator("button.box").first.click()
+    wait_past(ana, v)
+    expect(ana).to_have_title(re.compile("^Round 1 of 12"))
+
+
+def test_the_away_notice_waits_for_the_grace_period(new_page):
+    ana, bo = new_page(), new_page()
+    from tests.browser.test_live_game import create_game, join_game, start
+
+    invite = create_game(ana, "Ana")
+    join_game(bo, invite, "Bo")
+    start(ana)
+    expect(bo.get_by_role("heading", name="Ana's turn")).to_be_visible()
+    bo.wait_for_timeout(1500)
+    expect(bo.locator("[data-absent-from]")).to_be_hidden()
+    Game.objects.filter(token=invite.rstrip("/").rsplit("/", 1)[-1]).update(
+        acted_at=timezone.now() - timedelta(minutes=5)
+    )
+    bo.reload()
+    expect(bo.locator("[data-absent-from]")).to_be_visible()
+    expect(bo.get_by_role("button", name="Let a bot play for Ana")).to_be_enabled()
+
+
+def test_the_end_screen_gives_places_a_trophy_and_the_next_steps(new_page):
+    page = new_page()
+    setups.finished(page, 3)
+    setups.show(page, 1280, 800)
+    result = page.locator(".result")
+    expect(result.locator("svg.trophy")).to_be_visible()
+    assert "🏆" not in page.content()
+    totals = [int(t) for t in result.locator(".place-total").all_inner_texts()]
+    assert totals == sorted(totals, reverse=True) and len(totals) == 3
+    expect(result.locator(".place").first).to_have_class(re.compile("place-winner"))
+    names = [b.inner_text() for b in result.locator(".result-actions .button").all()]
+    assert names == ["Rematch", "Review the game", "Check the dice", "New game"]
+
+
+def test_lobby_seats_are_cards_with_avatars_and_free_seats_waiting(new_page):
+    page = new_page()
+    game = setups.host(page, 4)
+    services.game_join(token=game.token, guest_id="feel-bo", name="Bo Li")
+    page.reload()
+    cards = page.locator(".lobby-seats .seat-card")
+    expect(cards).to_have_count(4)
+    expect(cards.nth(1).locator("svg.avatar text")).to_have_text("BL")
+    expect(page.locator(".seat-free")).to_have_count(2)
+    expect(page.get_by_role("button", name="Start the game")).to_be_visible()

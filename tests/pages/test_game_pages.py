@@ -1,0 +1,85 @@
+"""The game pages' flow: starting, inviting, titles, the review's dice."""
+
+import random
+import re
+
+import pytest
+
+from games.models import Game
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+
+def create(client, **fields) -> Game:
+    data = {"name": "Ana", "seats": "2", "ruleset": "yacht", **fields}
+    response = client.post("/en/", data)
+    assert response.status_code == 302, response.content[:500]
+    return Game.objects.get(token=response["Location"].rstrip("/").rsplit("/", 1)[-1])
+
+
+@pytest.mark.parametrize(
+    ("fields", "status"),
+    [
+        ({"seats": "1"}, Game.Status.PLAYING),
+        ({"seats": "3", "opponents": "solid"}, Game.Status.PLAYING),
+        ({"seats": "3"}, Game.Status.LOBBY),
+    ],
+)
+def test_a_game_whose_seats_are_all_taken_at_creation_starts_at_once(client, fields, status):
+    assert create(client, **fields).status == status
+
+
+def test_the_invite_link_has_no_language_so_each_friend_lands_in_their_own(client):
+    game = create(client)
+    html = client.get(f"/en/g/{game.token}/").content.decode()
+    link = re.search(r'id="invite-link" type="text" readonly value="([^"]+)"', html)
+    assert link is not None and link.group(1).endswith(f"/g/{game.token}/")
+    assert "/en/" not in link.group(1)
+    friend = client.__class__()
+    response = friend.get(f"/g/{game.token}/", headers={"accept-language": "ca"})
+    assert response.status_code == 302
+    assert response["Location"] == f"/ca/g/{game.token}/"
+
+
+def test_the_tab_title_says_where_the_viewer_is(client):
+    game = create(client, seats="1")
+    html = client.get(f"/en/g/{game.token}/").content.decode()
+    assert "<title>Your turn · Yacht</title>" in html
+    lobby = create(client)
+    html = client.get(f"/es/g/{lobby.token}/").content.decode()
+    assert "<title>Sala de espera · Yacht</title>" in html
+
+
+def test_the_review_draws_the_dice_with_pips(client):
+    game = factories.play_turns(factories.started_game(2, bot_level="solid"), rng=random.Random(5))
+    html = client.get(f"/en/g/{game.token}/review/").content.decode()
+    assert html.count('class="mini-die"') >= 5 * 12
+    assert 'class="pip on"' in html
+
+
+def test_previews_mute_zeros_and_light_the_most_points_and_a_bot_to_move_is_thinking():
+    from games import services
+    from games.rendering import table_message
+    from games.rules import Roll, ScriptedDice
+    from games.selectors import game_snapshot
+
+    game = factories.started_game(2, bot_level="solid")
+    game = services.game_act(
+        token=game.token,
+        guest_id="ana",
+        version=game.version,
+        action=Roll(),
+        rng=ScriptedDice([6, 6, 6, 6, 2]),
+    )
+    html = table_message(game_snapshot(game), 0, "en")["html"]
+    assert re.search(r'class="box best"[^>]*data-category="yacht"', html) is None
+    best = re.findall(r'class="box best" data-action="score" data-category="(\w+)"', html)
+    assert best == ["choice"]  # 26 points, the most this roll scores
+    zeros = re.findall(r'class="box zero" data-action="score" data-category="(\w+)"', html)
+    assert "ones" in zeros and "yacht" in zeros
+    game = services.game_score(
+        token=game.token, guest_id="ana", version=game.version, category="choice"
+    )
+    html = table_message(game_snapshot(game), 0, "en")["html"]
+    assert "thinking…" in html
