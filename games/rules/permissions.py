@@ -62,6 +62,9 @@ class Table:
     absent: bool = False
     # Spectators may write in the table's chat (the host decides).
     spectator_chat: bool = True
+    # A duplicate game: each seat's own turn of the round (None once it has
+    # scored in it), where a turn-based game has ``game`` alone.
+    turns: tuple[GameState | None, ...] | None = None
 
 
 Check = Callable[[Table, int | None, bool], str | None]
@@ -92,8 +95,19 @@ def _in_lobby_as_host(table: Table, seat: int | None) -> str | None:
 
 
 def _to_move(table: Table, seat: int | None) -> str | None:
+    if table.turns is not None:
+        return None if _turn_of(table, seat) is not None else "round_wait"
     assert table.game is not None
     return None if table.game.current == seat else "not_your_turn"
+
+
+def _turn_of(table: Table, seat: int | None) -> GameState | None:
+    """The turn ``seat`` is playing: its own in a duplicate game, the table's otherwise."""
+    if table.turns is None:
+        return table.game
+    if seat is None or not 0 <= seat < len(table.turns):
+        return None
+    return table.turns[seat]
 
 
 def _playing_seated(table: Table, seat: int | None, stale: bool) -> str | None:
@@ -110,16 +124,18 @@ def _roll(table: Table, seat: int | None, stale: bool) -> str | None:
     refused = _playing_seated(table, seat, stale)
     if refused:
         return refused
-    assert table.game is not None
-    return "no_rolls_left" if table.game.rolls >= MAX_ROLLS else None
+    turn = _turn_of(table, seat)
+    assert turn is not None
+    return "no_rolls_left" if turn.rolls >= MAX_ROLLS else None
 
 
 def _score(table: Table, seat: int | None, stale: bool) -> str | None:
     refused = _playing_seated(table, seat, stale)
     if refused:
         return refused
-    assert table.game is not None
-    return "must_roll_first" if table.game.rolls == 0 else None
+    turn = _turn_of(table, seat)
+    assert turn is not None
+    return "must_roll_first" if turn.rolls == 0 else None
 
 
 def _start(table: Table, seat: int | None, stale: bool) -> str | None:
@@ -154,6 +170,9 @@ def _hand_to_bot(table: Table, seat: int | None, stale: bool) -> str | None:
     refused = _during_play(table) or (None if _seated(table, seat) else "not_seated")
     if refused:
         return refused
+    if table.turns is not None:
+        # Nobody waits on one seat's turn: each plays its own round.
+        return "not_absent"
     assert table.game is not None
     current = table.game.current
     target = table.seats[current]
@@ -170,7 +189,7 @@ def _take_back(table: Table, seat: int | None, stale: bool) -> str | None:
 
 
 def _hint(table: Table, seat: int | None, stale: bool) -> str | None:
-    if not table.hints:
+    if not table.hints or table.turns is not None:
         return "hints_off"
     return _score(table, seat, stale)
 
