@@ -17,6 +17,7 @@ MESSAGES = {
     "game_over": _("The game is over."),
     "bad_hold": _("You can only hold dice after the first roll, by their positions 1 to 5."),
     "unknown_action": _("That action does not exist."),
+    "round_wait": _("You have scored this round: the next begins when everyone has."),
     # services
     "stale_version": _("The game moved on before your action arrived; here is the current table."),
     "no_such_game": _("There is no game at this link."),

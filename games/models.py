@@ -79,6 +79,19 @@ class Game(models.Model):
         default=True,
         help_text=_("The host can close the table's chat to spectators."),
     )
+    # Duplicate play (games.rules.duplicate): every seat plays each round at
+    # once on the same dice; each seat's hand is kept on its Player row.
+    duplicate = models.BooleanField(
+        _("duplicate"),
+        default=False,
+        help_text=_("Every seat plays each round at the same time, on the same dice."),
+    )
+    # The perfect player plays the same dice alongside; its score is worked
+    # out from the seed once the game is over (None until then, or when off).
+    perfect_reference = models.BooleanField(_("perfect player reference"), default=False)
+    perfect_score = models.PositiveSmallIntegerField(
+        _("perfect player's score"), null=True, blank=True
+    )
     rematch = models.OneToOneField(
         "self",
         verbose_name=_("rematch"),
@@ -123,6 +136,12 @@ class Player(models.Model):
     # The review's points lost to optimal play over the whole game, worked
     # out once the game is over and first asked for (stats), then kept.
     lost_to_optimal = models.FloatField(_("points lost to optimal play"), null=True, blank=True)
+    # A duplicate game's turn of this seat in the current round (empty, or
+    # no rolls, once it has scored in it); a turn-based game keeps its one
+    # turn on the Game row.
+    dice = models.JSONField(_("dice"), default=list, blank=True)
+    held = models.JSONField(_("held dice"), default=list, blank=True)
+    rolls_used = models.PositiveSmallIntegerField(_("rolls used"), default=0)
 
     class Meta:
         verbose_name = _("player")

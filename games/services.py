@@ -35,6 +35,7 @@ from games.rules import GameError, fairness
 from games.selectors import (
     Last,
     chat_line,
+    duplicate_state,
     game_by_token,
     game_players,
     game_state,
@@ -99,8 +100,14 @@ def game_create(
     bot_level: str = "",
     watch: bool = False,
     turn_seconds: int = 0,
+    duplicate: bool = False,
+    perfect_reference: bool = False,
 ) -> Game:
     """A new game in its lobby, the creator in seat 1 as host.
+
+    A ``duplicate`` game is played in simultaneous rounds on shared dice;
+    with ``perfect_reference`` the perfect player plays those dice too, and
+    its score is shown at the end.
 
     With ``bot_level``, every other seat is filled with a bot of that level;
     with ``watch`` too, bots take every seat and the game starts at once, for
@@ -122,6 +129,8 @@ def game_create(
             seat_count=seat_count,
             hints=hints,
             turn_seconds=turn_seconds,
+            duplicate=duplicate,
+            perfect_reference=duplicate and perfect_reference,
             version=1,
             acted_at=timezone.now(),
             **_fair_seed(),
@@ -162,7 +171,8 @@ def _wind_clock(game: Game, players: Sequence[Player], *, new_turn: bool) -> Non
     a person's turn (or from the moment they take their seat back), kept
     through their rolls; none while a bot plays or with no clock."""
     deadline = None
-    if game.turn_seconds and game.status == Game.Status.PLAYING and players:
+    # A duplicate game has no one seat to move; its clock is not per turn.
+    if game.turn_seconds and not game.duplicate and game.status == Game.Status.PLAYING and players:
         seat = players[game.current_seat]
         if seat.guest_id and not seat.bot:
             deadline = game.turn_deadline
@@ -358,7 +368,10 @@ def _act(
         # Acting takes the seat back from the bot that kept it.
         seat.bot = ""
         seat.save(update_fields=["bot"])
-    _play(game, players, seat, action, rng, state)
+    if game.duplicate:
+        _play_duplicate(game, players, seat, action, rng, state)
+    else:
+        _play(game, players, seat, action, rng, state)
 
 
 def _play(
@@ -409,6 +422,61 @@ def _play(
     )
 
 
+def _play_duplicate(
+    game: Game,
+    players: Sequence[Player],
+    seat: Player,
+    action: rules.Action,
+    rng: rules.engine.DiceRoller | None,
+    scores: rules.GameState,
+) -> None:
+    """``seat``'s action in its own turn of a duplicate game's round: the
+    same as ``_play``, but the hand is the seat's and the dice are the
+    round's shared ones."""
+    before = duplicate_state(game, players, scores)
+    if rng is None and not game.server_seed:
+        rng = _unseeded_dice
+    if rng is None:
+        hold = action.hold if isinstance(action, rules.Roll) else frozenset()
+        seed = bytes.fromhex(game.server_seed)
+        rng = fairness.DuplicateDice(seed, before.round, before.roll_number(seat.order), hold)
+    after = rules.duplicate.apply(before, seat.order, action, rng)
+    move = Move(game=game, player=seat, version=game.version + 1)
+    hand = after.hands[seat.order]
+    if isinstance(action, rules.Roll):
+        move.kind = Move.Kind.ROLL
+        move.held = sorted(hand.held)
+        move.dice = list(hand.dice)
+    else:
+        card = after.cards[seat.order]
+        points = card.boxes[action.category]
+        bonus = card.extra_bonus - before.cards[seat.order].extra_bonus
+        ScoreEntry.objects.create(
+            player=seat, category=action.category, points=points, extra_bonus=bonus
+        )
+        move.kind = Move.Kind.SCORE
+        move.dice = list(before.hands[seat.order].dice)
+        move.category = action.category
+        move.points = points + bonus
+    move.save()
+    seat.dice = list(hand.dice)
+    seat.held = sorted(hand.held)
+    seat.rolls_used = hand.rolls
+    seat.save(update_fields=["dice", "held", "rolls_used"])
+    last = last_action("roll" if move.kind == Move.Kind.ROLL else "score", seat.order, move)
+    fields: list[str] = []
+    if after.finished:
+        game.status = Game.Status.FINISHED
+        game.finished_at = timezone.now()
+        fields += ["status", "finished_at"]
+        if game.perfect_reference and game.server_seed:
+            from games.solver.reference import perfect_score
+
+            game.perfect_score = perfect_score(game.ruleset, bytes.fromhex(game.server_seed))
+            fields.append("perfect_score")
+    _commit(game, players, after.scores(), fields=fields, last=last)
+
+
 def game_bot_step(*, token: str, version: int) -> Game:
     """One step of the bot whose turn it is, if the game is still at ``version``."""
     from games.solver.bots import decide
@@ -420,10 +488,19 @@ def game_bot_step(*, token: str, version: int) -> Game:
         if version != game.version:
             raise GameError("stale_version")
         players = game_players(game)
+        state = game_state(game, players)
+        if game.duplicate:
+            dup = duplicate_state(game, players, state)
+            bot = next((p for p in players if p.bot and dup.view(p.order) is not None), None)
+            if bot is None:
+                raise GameError("round_wait")
+            turn = dup.view(bot.order)
+            assert turn is not None
+            _play_duplicate(game, players, bot, decide(bot.bot, turn, _bot_whims), None, state)
+            return game
         seat = players[game.current_seat]
         if not seat.bot:
             raise GameError("not_your_turn")
-        state = game_state(game, players)
         action = decide(seat.bot, state, _bot_whims)
         _play(game, players, seat, action, None, state)
     return game
@@ -483,6 +560,8 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
             version=1,
             turn_seconds=game.turn_seconds,
             spectator_chat=game.spectator_chat,
+            duplicate=game.duplicate,
+            perfect_reference=game.perfect_reference,
             **_fair_seed(),
         )
         seats = Player.objects.bulk_create(

@@ -15,7 +15,7 @@ from games.labels import ruleset_name
 from games.messages import error_message
 from games.models import Game
 from games.rules import fairness
-from games.selectors import game_by_token, game_roll_players, game_rolls
+from games.selectors import game_by_token, game_roll_players, game_rolls, game_seat_moves
 
 EXPORT_FORMAT = "yacht-fair-dice/1"
 
@@ -34,8 +34,13 @@ def _revealed(game: Game) -> bool:
 def _roll_rows(game: Game) -> list[dict[str, Any]]:
     names = game_roll_players(game)
     seed = bytes.fromhex(game.server_seed)
+    checked: list[tuple[Any, fairness.Mismatch | None]]
+    if game.duplicate:
+        checked = list(fairness.check_duplicate_log(seed, game_seat_moves(game)))
+    else:
+        checked = list(fairness.check_log(seed, game_rolls(game)))
     rows = []
-    for roll, mismatch in fairness.check_log(seed, game_rolls(game)):
+    for roll, mismatch in checked:
         rows.append(
             {
                 "version": roll.version,
@@ -87,15 +92,22 @@ def verify_json(request: HttpRequest, token: str) -> JsonResponse:
         return JsonResponse(
             {"error": "not_finished", "commitment": game.seed_commitment}, status=403
         )
-    return JsonResponse(
-        {
-            "format": EXPORT_FORMAT,
-            "game": game.token,
-            "ruleset": game.ruleset,
-            "seed": game.server_seed,
-            "commitment": game.seed_commitment,
-            "moves": [
-                {"version": v, "held": held, "dice": dice} for v, held, dice in game_rolls(game)
-            ],
-        }
-    )
+    export: dict[str, Any] = {
+        "format": EXPORT_FORMAT,
+        "game": game.token,
+        "ruleset": game.ruleset,
+        "seed": game.server_seed,
+        "commitment": game.seed_commitment,
+        "duplicate": game.duplicate,
+    }
+    if game.duplicate:
+        # Each seat's scores too: they place its rolls in their rounds.
+        export["moves"] = [
+            {"version": v, "seat": seat, "kind": kind, "held": held, "dice": dice}
+            for v, seat, kind, held, dice in game_seat_moves(game)
+        ]
+    else:
+        export["moves"] = [
+            {"version": v, "held": held, "dice": dice} for v, held, dice in game_rolls(game)
+        ]
+    return JsonResponse(export)

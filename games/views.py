@@ -34,6 +34,7 @@ from games.selectors import (
     game_snapshot,
     games_hosted_since,
     seat_of,
+    seen_by,
 )
 
 
@@ -83,6 +84,8 @@ def home(request: HttpRequest) -> HttpResponse:
                 bot_level=form.cleaned_data["opponents"],
                 watch=form.cleaned_data["watch"],
                 turn_seconds=form.cleaned_data["turn_seconds"] or 0,
+                duplicate=form.cleaned_data["duplicate"],
+                perfect_reference=form.cleaned_data["perfect_reference"],
             )
         except GameError as error:
             form.add_error(None, error_message(error.code))
@@ -124,7 +127,8 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
         "join_form": JoinForm() if can_join else None,
         "language": get_language(),
         "server_now": time.time(),
-        **table_context(snap, me),
+        # A duplicate round shows this viewer only what is theirs to see.
+        **table_context(seen_by(snap, me), me),
         **chat_panel_context(snap, me, game_chat_lines(game.token)),
     }
     return render(request, "games/game.html", context)
@@ -162,13 +166,19 @@ def review_page(request: HttpRequest, token: str) -> HttpResponse:
     if game.status != Game.Status.FINISHED:
         raise Http404(error_message("not_finished"))
     seats = game_review(game)
+    totals = {s["order"]: s["total"] for s in game_snapshot(game)["seats"]}
     return render(
         request,
         "games/review.html",
         {
             "game": game,
             "ruleset_name": RULESET_NAMES[game.ruleset],
-            "seats": [review_rows(game.ruleset, seat) for seat in seats],
+            "seats": [
+                {**review_rows(game.ruleset, seat), "total": totals.get(seat.order)}
+                for seat in seats
+            ],
+            # A duplicate game's perfect player, on the same dice.
+            "perfect": game.perfect_score,
         },
     )
 
