@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Literal, NamedTuple, TypedDict, cast
 
 from django.conf import settings
-from django.db.models import OuterRef, Subquery
+from django.db.models import Max, OuterRef, Subquery
 from django.utils import timezone
 
 from games import rules
@@ -552,10 +552,11 @@ def rules_table(
 ) -> rules.Table:
     """A stored game as the rules' checks see it (``state`` is None in the lobby)."""
     idle = (timezone.now() - game.acted_at).total_seconds() if game.acted_at else 0.0
-    turns = None
+    turns = fresh_from = None
     if game.duplicate and state is not None:
         dup = duplicate_state(game, players, state)
         turns = tuple(dup.view(p.order) for p in players)
+        fresh_from = _fresh_from(game, players)
     return rules.Table(
         status=cast(rules.Status, game.status),
         version=game.version,
@@ -566,7 +567,22 @@ def rules_table(
         absent=idle >= settings.YACHT_ABSENT_AFTER,
         spectator_chat=game.spectator_chat,
         turns=turns,
+        fresh_from=fresh_from,
     )
+
+
+def _fresh_from(game: Game, players: Sequence[Player]) -> tuple[int, ...]:
+    """Per seat of a duplicate game in play, the version of its last move
+    (or of the start): an action made against any later version is current."""
+    moves = game.moves.filter(kind__in=[Move.Kind.START, Move.Kind.ROLL, Move.Kind.SCORE])
+    last = dict(
+        moves.exclude(kind=Move.Kind.START)
+        .values("player_id")
+        .annotate(latest=Max("version"))
+        .values_list("player_id", "latest")
+    )
+    started = moves.filter(kind=Move.Kind.START).aggregate(v=Max("version"))["v"] or 0
+    return tuple(max(last.get(p.pk, 0), started) for p in players)
 
 
 def snapshot_table(snap: Snapshot, *, absent: bool) -> rules.Table:

@@ -65,6 +65,10 @@ class Table:
     # A duplicate game: each seat's own turn of the round (None once it has
     # scored in it), where a turn-based game has ``game`` alone.
     turns: tuple[GameState | None, ...] | None = None
+    # In a duplicate game, from which version each seat's own turn is as it
+    # is now (its last move, or the start): others' moves in between do not
+    # make its action stale, since they change nothing it acted on.
+    fresh_from: tuple[int, ...] | None = None
 
 
 Check = Callable[[Table, int | None, bool], str | None]
@@ -226,8 +230,16 @@ def refusal(
     """Why ``seat`` (None: a spectator) may not take ``action`` now, as an
     error code, or None if it may. ``version`` is the one the action was made
     against, for the actions that carry one."""
-    stale = version is not None and version != table.version
-    return CHECKS[action](table, seat, stale)
+    return CHECKS[action](table, seat, _stale(table, seat, version))
+
+
+def _stale(table: Table, seat: int | None, version: int | None) -> bool:
+    if version is None:
+        return False
+    fresh = table.fresh_from
+    if fresh is not None and seat is not None and 0 <= seat < len(fresh):
+        return not fresh[seat] <= version <= table.version
+    return version != table.version
 
 
 def require(

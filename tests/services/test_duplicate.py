@@ -170,3 +170,19 @@ def test_bots_play_their_turn_of_each_round_beside_the_people() -> None:
             break
     snap = game_snapshot(game)
     assert snap["duplicate"] is not None and snap["duplicate"]["round"] == 2
+
+
+def test_another_seats_move_does_not_make_my_action_stale_but_a_double_click_is() -> None:
+    game = duplicate_game(2)
+    seen = game.version
+    game = act(game, "bo", Roll())
+    # Ana acts on the table she saw before Bo's roll: nothing of hers changed.
+    game = services.game_act(token=game.token, guest_id="ana", version=seen, action=Roll())
+    mine = game.version
+    with pytest.raises(services.GameError) as refused:
+        services.game_act(token=game.token, guest_id="ana", version=seen, action=Roll())
+    assert refused.value.code == "stale_version"
+    with pytest.raises(services.GameError) as refused:
+        services.game_act(token=game.token, guest_id="ana", version=mine + 5, action=Roll())
+    assert refused.value.code == "stale_version"
+    services.game_act(token=game.token, guest_id="ana", version=mine, action=Score("choice"))
