@@ -55,6 +55,9 @@ MESSAGES = {
     ),
     "chat_closed": _("The host has closed the chat to spectators."),
     "bad_chat": _("A chat message is 1 to 200 visible characters, or one quick phrase."),
+    # the daily challenge
+    "daily_entered": _("This browser has already played today's challenge."),
+    "daily_over": _("This daily challenge is over: its day has ended."),
     # transport
     "bad_json": _("That message was not valid JSON."),
     "bad_message": _("That message was not understood."),

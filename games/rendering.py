@@ -323,6 +323,7 @@ def _duplicate(snap: Snapshot, me: int | None) -> dict[str, Any] | None:
         "results_round": dup["results_round"],
         "results": results,
         "perfect": dup["perfect"],
+        "daily": dup["daily"],
     }
 
 

@@ -103,6 +103,8 @@ class DuplicateSnapshot(TypedDict):
     results: list[RoundResult]
     # The perfect player's score on the same dice, once the game is over.
     perfect: int | None
+    # The day (ISO date) of the daily challenge this game is an entry to.
+    daily: str | None
 
 
 class Snapshot(TypedDict):
@@ -315,6 +317,7 @@ def _duplicate_snapshot(
         "results_round": results_round,
         "results": results,
         "perfect": game.perfect_score if game.status == Game.Status.FINISHED else None,
+        "daily": game.daily.day.isoformat() if game.daily_id and game.daily else None,
     }
 
 
@@ -420,7 +423,9 @@ def snapshot(
         # The seed must stay secret while dice are still to be rolled: anyone
         # holding it could predict every roll. The commitment binds it from the start.
         "commitment": game.seed_commitment,
-        "seed": game.server_seed if finished else None,
+        # A daily challenge's seed is everyone's that day: its page reveals it
+        # once the day is over (a version's snapshot never changes).
+        "seed": game.server_seed if finished and not game.daily_id else None,
         "last": last,
         "duplicate": dup,
     }

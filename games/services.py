@@ -360,6 +360,13 @@ def _act(
     action: rules.Action,
     rng: rules.engine.DiceRoller | None,
 ) -> None:
+    if game.daily_id is not None:
+        from games.daily import is_over
+
+        # Once the day is over its seed is revealed: an unfinished entry
+        # could then know every die to come.
+        if game.daily is not None and is_over(game.daily.day):
+            raise GameError("daily_over")
     state = _state(game, players)
     kind: rules.ActionName = "roll" if isinstance(action, rules.Roll) else "score"
     seat = _check(game, players, guest_id, kind, version=version, state=state)

@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from games.daily import is_over
 from games.labels import ruleset_name
 from games.messages import error_message
 from games.models import Game
@@ -28,6 +29,9 @@ def _game_or_404(token: str) -> Game:
 
 
 def _revealed(game: Game) -> bool:
+    if game.daily is not None and not is_over(game.daily.day):
+        # The day's seed is every entry's: it waits for the end of the day.
+        return False
     return game.status == Game.Status.FINISHED and bool(game.server_seed)
 
 
