@@ -164,6 +164,8 @@ def announcement(snap: Snapshot, me: int | None) -> str:
             if snap["spectator_chat"]
             else _("The host closed the chat to spectators.")
         )
+    elif kind == "clock" and last["seat"] is None:
+        parts.append(_("Time is up for this round: bots play for those who had not played it yet."))
     elif kind == "clock":
         parts.append(
             _("%(name)s ran out of time: a bot plays for them until they return.") % {"name": who}
@@ -329,6 +331,13 @@ def _duplicate(snap: Snapshot, me: int | None) -> dict[str, Any] | None:
 
 def _clock(snap: Snapshot, current: dict[str, Any] | None) -> dict[str, Any] | None:
     """The turn clock as the table shows it, while one runs."""
+    if snap["deadline"] is not None and snap["duplicate"] is not None:
+        return {
+            "deadline": snap["deadline"],
+            "seconds": snap["turn_seconds"],
+            "text": f"{snap['turn_seconds'] // 60}:{snap['turn_seconds'] % 60:02d}",
+            "label": _("Time left in this round"),
+        }
     if snap["deadline"] is None or current is None:
         return None
     return {

@@ -84,7 +84,7 @@ def _commit(
     one is to move, and arms the clock's timer)."""
     game.version += 1
     game.acted_at = timezone.now()
-    _wind_clock(game, players, new_turn=new_turn)
+    _wind_clock(game, players, new_turn=new_turn, state=state)
     game.save(update_fields=[*fields, "version", "acted_at", "turn_deadline"])
     snap = snapshot(game, players, state, last)
     transaction.on_commit(functools.partial(live.committed, snap))
@@ -166,19 +166,43 @@ _BOT_LEVELS = {key for key, _label in BOT_LEVELS}
 _TURN_CLOCKS = {seconds for seconds, _label in TURN_CLOCKS}
 
 
-def _wind_clock(game: Game, players: Sequence[Player], *, new_turn: bool) -> None:
+def _wind_clock(
+    game: Game,
+    players: Sequence[Player],
+    *,
+    new_turn: bool,
+    state: rules.GameState | None = None,
+) -> None:
     """The deadline of the turn being played: a full period from the start of
     a person's turn (or from the moment they take their seat back), kept
-    through their rolls; none while a bot plays or with no clock."""
+    through their rolls; none while a bot plays or with no clock.
+
+    A duplicate game's clock runs per round: a full period from the start
+    of the round, while any person has still to play it."""
     deadline = None
-    # A duplicate game has no one seat to move; its clock is not per turn.
-    if game.turn_seconds and not game.duplicate and game.status == Game.Status.PLAYING and players:
+    if game.turn_seconds and game.duplicate and game.status == Game.Status.PLAYING:
+        if _still_to_play(players, state):
+            deadline = game.turn_deadline
+            if new_turn or deadline is None:
+                deadline = timezone.now() + timedelta(seconds=game.turn_seconds)
+    elif game.turn_seconds and game.status == Game.Status.PLAYING and players:
         seat = players[game.current_seat]
         if seat.guest_id and not seat.bot:
             deadline = game.turn_deadline
             if new_turn or deadline is None:
                 deadline = timezone.now() + timedelta(seconds=game.turn_seconds)
     game.turn_deadline = deadline
+
+
+def _still_to_play(players: Sequence[Player], state: rules.GameState | None) -> list[Player]:
+    """In a duplicate game's round: the people (no bot playing for them) who
+    have not played it yet."""
+    if state is None or not players:
+        return []
+    done = min(len(card.boxes) for card in state.cards)
+    return [
+        p for p in players if p.guest_id and not p.bot and len(state.cards[p.order].boxes) == done
+    ]
 
 
 def clock_ran_out(game: Game) -> bool:
@@ -190,19 +214,21 @@ def clock_ran_out(game: Game) -> bool:
     )
 
 
-def _time_up(game: Game, players: Sequence[Player]) -> Player | None:
+def _time_up(game: Game, players: Sequence[Player]) -> list[Player]:
     """On a locked game whose turn clock has run out: the stand-in bot takes
-    the seat to move (its person takes it back by acting). The seat, or None
+    the seat to move (its person takes it back by acting); in a duplicate
+    game, every seat whose person has not played the round. The seats, none
     when the clock had not run out."""
     if not clock_ran_out(game):
-        return None
-    seat = players[game.current_seat]
-    seat.bot = STAND_IN_LEVEL
-    seat.save(update_fields=["bot"])
-    _commit(
-        game, players, game_state(game, players), fields=[], last=last_action("clock", seat.order)
-    )
-    return seat
+        return []
+    state = game_state(game, players)
+    seats = _still_to_play(players, state) if game.duplicate else [players[game.current_seat]]
+    for seat in seats:
+        seat.bot = STAND_IN_LEVEL
+        seat.save(update_fields=["bot"])
+    who = seats[0].order if len(seats) == 1 else None
+    _commit(game, players, state, fields=[], last=last_action("clock", who))
+    return seats
 
 
 def game_clock_expire(*, token: str, version: int | None = None) -> bool:
@@ -217,7 +243,7 @@ def game_clock_expire(*, token: str, version: int | None = None) -> bool:
         game = _locked(token)
         if version is not None and version != game.version:
             return False
-        return _time_up(game, game_players(game)) is not None
+        return bool(_time_up(game, game_players(game)))
 
 
 def game_add_bot(*, token: str, guest_id: str, level: str) -> Player:
@@ -345,10 +371,11 @@ def game_act(
         game = _locked(token)
         players = game_players(game)
         timed_out = _time_up(game, players)
-        if timed_out is None:
+        if not timed_out:
             _act(game, players, guest_id, version, action, rng)
-    if timed_out is not None:
-        raise GameError("time_up" if timed_out.guest_id == guest_id else "stale_version")
+    if timed_out:
+        mine = any(seat.guest_id == guest_id for seat in timed_out)
+        raise GameError("time_up" if mine else "stale_version")
     return game
 
 
@@ -481,7 +508,14 @@ def _play_duplicate(
 
             game.perfect_score = perfect_score(game.ruleset, bytes.fromhex(game.server_seed))
             fields.append("perfect_score")
-    _commit(game, players, after.scores(), fields=fields, last=last)
+    _commit(
+        game,
+        players,
+        after.scores(),
+        fields=fields,
+        last=last,
+        new_turn=after.round != before.round,
+    )
 
 
 def game_bot_step(*, token: str, version: int) -> Game:
@@ -575,7 +609,7 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
             Player(game=new, order=p.order, name=p.name, guest_id=p.guest_id, bot=p.bot)
             for p in players
         )
-        _wind_clock(new, seats, new_turn=True)
+        _wind_clock(new, seats, new_turn=True, state=rules.new_game(new.ruleset, len(seats)))
         new.save(update_fields=["turn_deadline"])
         Move.objects.create(game=new, version=1, kind=Move.Kind.START)
         game.rematch = new
