@@ -16,6 +16,7 @@
 
   let shown = Number(root.dataset.version) || 0;
   let holds = new Set(currentHolds());
+  let shownHand = "";
   let socket = null;
   let attempts = 0;
   // A push that never comes must not leave anyone waiting: after our own
@@ -110,13 +111,18 @@
     chatSettings(message.seat, message.state.spectator_chat);
     const focused = focusKey(document.activeElement);
     table.innerHTML = message.html;
+    // In a duplicate round the others' moves change the table but not this
+    // player's own dice: the dice they were about to hold stay held.
+    const hand = JSON.stringify([message.state.dice, message.state.rolls_used]);
+    const sameHand = hand === shownHand;
+    shownHand = hand;
     if (changed) {
       hintBox.innerHTML = "";
-      holds = new Set(message.state.held);
+      if (!sameHand) holds = new Set(message.state.held);
       clearError();
       if (message.announce) announce(message.announce);
       const last = message.state.last;
-      if (last && last.kind === "roll") {
+      if (last && last.kind === "roll" && last.dice.length && !sameHand) {
         table.querySelectorAll(".die").forEach((die) => {
           if (!last.held.includes(Number(die.dataset.die))) die.classList.add("rolled");
         });

@@ -79,6 +79,12 @@ def test_two_people_and_a_bot_play_a_duplicate_game_to_the_end(new_page):
             expect(watcher.locator(".duplicate-progress")).to_contain_text("roll 1 of 3")
             assert bo.locator(".dice .die").count() == 0
             assert watcher.locator(".dice .die").count() == 0
+            # A die Ana holds stays held while Bo's roll changes her table.
+            ana.keyboard.press("1")
+            expect(ana.locator(".die.held")).to_have_count(1)
+            bo.get_by_role("button", name=re.compile("^Roll")).click()
+            expect(ana.locator(".duplicate-progress")).to_contain_text("Bo roll 1 of 3")
+            expect(ana.locator(".die.held")).to_have_count(1)
             shoot(ana, "duplicate-player-mid-round")
             shoot(watcher, "duplicate-spectator-mid-round")
             ana.locator("button.box").first.click()
