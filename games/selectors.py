@@ -395,7 +395,11 @@ def snapshot(
             }
         )
     finished = game.status == Game.Status.FINISHED
-    dup = _duplicate_snapshot(game, players, state) if game.duplicate and state else None
+    dup = None
+    if game.duplicate:
+        # In the lobby too, so that whoever joins knows how the game is played.
+        scores = state or rules.new_game(game.ruleset, max(len(players), 1))
+        dup = _duplicate_snapshot(game, players, scores)
     return {
         "token": game.token,
         "version": game.version,

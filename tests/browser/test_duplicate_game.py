@@ -50,6 +50,7 @@ def test_two_people_and_a_bot_play_a_duplicate_game_to_the_end(new_page):
     ana.get_by_label("Seats").select_option("3")
     ana.get_by_label("Duplicate: everyone plays the same dice at once").check()
     ana.get_by_label("Compare with the perfect player").check()
+    shoot(ana, "home-with-duplicate-settings")
     ana.get_by_role("button", name="Start a game").click()
     expect(ana.locator("[data-connection=open]")).to_be_visible()
     invite = ana.locator("#invite-link").input_value()
@@ -62,6 +63,8 @@ def test_two_people_and_a_bot_play_a_duplicate_game_to_the_end(new_page):
     expect(ana.locator(".lobby-seats")).to_contain_text("Bo")
     ana.get_by_role("button", name="Add a bot").click()
     expect(ana.locator(".lobby-seats")).to_contain_text("bot ·")
+    expect(bo.locator(".lobby .duplicate-note")).to_be_visible()
+    shoot(bo, "duplicate-lobby")
     ana.get_by_role("button", name="Start the game").click()
 
     watcher = new_page()
