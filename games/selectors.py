@@ -330,8 +330,14 @@ def seen_by(snap: Snapshot, me: int | None) -> Snapshot:
     spectator nobody's: the others' progress, and their cards as the round
     found them. This is the one place a snapshot becomes a viewer's, so
     every page and push (and the view cache, keyed by seat) agrees.
+
+    A daily challenge's game is played on the day's dice, which everyone
+    plays: a spectator of one sees no box, total or round of it at all
+    (whatever the time, so a version's view never changes).
     """
     dup = snap["duplicate"]
+    if dup is not None and dup["daily"] and me is None:
+        return _unseen_daily(snap, dup)
     if dup is None or snap["status"] != "playing":
         return snap
     hands: list[HandSnapshot] = []
@@ -360,6 +366,40 @@ def seen_by(snap: Snapshot, me: int | None) -> Snapshot:
         "preview": mine["preview"] if mine else {},
         "last": last,
         "duplicate": {**dup, "hands": hands},
+    }
+
+
+def _unseen_daily(snap: Snapshot, dup: DuplicateSnapshot) -> Snapshot:
+    nothing: SettledCard = {
+        "boxes": {},
+        "upper": 0,
+        "upper_bonus": 0,
+        "extra_bonus": 0,
+        "total": 0,
+    }
+    last = snap["last"]
+    if last is not None:
+        last = {**last, "dice": [], "held": [], "category": "", "points": None}
+    return {
+        **snap,
+        "seats": [{**seat, **nothing} for seat in snap["seats"]],
+        "current_seat": None,
+        "dice": [],
+        "held": [],
+        "rolls_used": 0,
+        "rolls_left": 0,
+        "preview": {},
+        "winners": [],
+        "last": last,
+        "duplicate": {
+            **dup,
+            "hands": [
+                {**h, "dice": [], "held": [], "preview": {}, "settled": nothing}
+                for h in dup["hands"]
+            ],
+            "results_round": None,
+            "results": [],
+        },
     }
 
 

@@ -18,7 +18,7 @@ from django.utils.translation import get_language, get_language_from_path
 from django.views import i18n
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import limits, records, rules_pages, services
+from games import daily, limits, records, rules_pages, services
 from games.forms import JoinForm, NewGameForm
 from games.guests import ensure_guest_id, guest_id_of, took_a_seat
 from games.labels import RULESET_NAMES
@@ -164,6 +164,10 @@ def review_page(request: HttpRequest, token: str) -> HttpResponse:
     """After the end: each person's decisions priced against optimal play."""
     game = _game_or_404(token)
     if game.status != Game.Status.FINISHED:
+        raise Http404(error_message("not_finished"))
+    # A daily entry's review shows the day's dice: its player's alone until the day is over.
+    hidden = game.daily is not None and not daily.is_over(game.daily.day)
+    if hidden and seat_of(game, guest_id_of(request.session)) is None:
         raise Http404(error_message("not_finished"))
     seats = game_review(game)
     totals = {s["order"]: s["total"] for s in game_snapshot(game)["seats"]}

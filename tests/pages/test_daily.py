@@ -12,6 +12,7 @@ import pytest
 from games import daily, services
 from games.guests import GUEST_KEY
 from games.models import DailyChallenge, DailyEntry, Game, Player
+from games.rendering import table_message
 from games.rules import GameError, fairness
 from games.selectors import game_snapshot
 
@@ -141,3 +142,26 @@ def test_earlier_boards_stay_readable_and_future_ones_do_not_exist(client):
 
 def test_the_home_page_leads_to_the_daily_challenge(client):
     assert "/en/daily/" in client.get("/en/").content.decode()
+
+
+def test_a_stranger_sees_nothing_of_a_daily_entry_and_its_review_waits_for_the_day(client):
+    ana = daily.daily_enter(guest_id="ana", name="Ana")
+    ana = play_to_the_end(ana, "ana", ("choice",))
+    as_guest(client, "someone")
+    page = client.get(f"/en/g/{ana.token}/").content.decode()
+    assert "Round 1, side by side" not in page
+    assert '<td class="total">0</td>' in page
+    ana = play_to_the_end(ana, "ana", tuple(b for b in BOXES if b != "choice"))
+    assert ana.status == Game.Status.FINISHED
+    assert client.get(f"/en/g/{ana.token}/review/").status_code == 404
+    snap = game_snapshot(ana)
+    watched = table_message(snap, None, "en")
+    assert all(s["boxes"] == {} for s in watched["state"]["seats"])
+    assert watched["state"]["duplicate"]["results"] == []
+    assert table_message(snap, 0, "en")["state"]["seats"][0]["boxes"]
+    as_guest(client, "ana")
+    assert client.get(f"/en/g/{ana.token}/review/").status_code == 200
+    later = daily.timezone.now() + timedelta(days=1)
+    client.cookies.clear()
+    with mock.patch("games.daily.timezone.now", return_value=later):
+        assert client.get(f"/en/g/{ana.token}/review/").status_code == 200
