@@ -127,3 +127,51 @@ async def test_after_the_round_everyone_sees_it_side_by_side(connect):
     assert [r["category"] for r in results] == ["choice", "yacht"]
     assert "Round 1, side by side" in message["html"]
     assert message["state"]["seats"][0]["boxes"] and message["state"]["seats"][1]["boxes"]
+
+
+async def test_bots_alone_play_a_duplicate_game_to_the_end_while_someone_watches(connect, settings):
+    settings.YACHT_BOT_PAUSE = (0.0, 0.01)
+    game = await sync_to_async(services.game_create)(
+        guest_id="ana", name="Ana", seat_count=3, bot_level="solid", watch=True, duplicate=True
+    )
+    watcher = await connect(game.token, "ana")
+    rounds_seen = set()
+    while True:
+        _text, message = await raw_table(watcher)
+        state = message["state"]
+        # Mid-round a spectator never sees a bot's dice either.
+        assert all(h["dice"] == [] for h in state["duplicate"]["hands"])
+        if state["status"] == "finished":
+            break
+        rounds_seen.add(state["duplicate"]["round"])
+    assert rounds_seen == set(range(1, 13))
+    assert len(state["winners"]) >= 1
+    assert all(len(seat["boxes"]) == 12 for seat in state["seats"])
+
+
+async def test_a_round_in_play_resumes_for_a_socket_after_the_process_restarts(connect):
+    game = await duplicate_game()
+    ana = await connect(game.token, "ana")
+    await raw_table(ana)
+    await ana.send({"action": "roll", "version": game.version, "hold": []})
+    _text, before = await raw_table(ana)
+
+    @sync_to_async
+    def restart() -> None:
+        from games import viewcache
+        from games.selectors import recent
+
+        recent.clear()
+        viewcache._views.clear()
+
+    await restart()
+    again = await connect(game.token, "ana")
+    _text, after = await raw_table(again)
+    assert after["version"] == before["version"]
+    assert after["state"]["dice"] == before["state"]["dice"] and after["state"]["rolls_used"] == 1
+    await again.send({"action": "roll", "version": after["version"], "hold": [0]})
+    _text, rolled = await raw_table(again)
+    assert (
+        rolled["state"]["rolls_used"] == 2
+        and rolled["state"]["dice"][0] == after["state"]["dice"][0]
+    )
