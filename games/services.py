@@ -223,6 +223,8 @@ def _time_up(game: Game, players: Sequence[Player]) -> list[Player]:
         return []
     state = game_state(game, players)
     seats = _still_to_play(players, state) if game.duplicate else [players[game.current_seat]]
+    if not seats:
+        return []
     for seat in seats:
         seat.bot = STAND_IN_LEVEL
         seat.save(update_fields=["bot"])
