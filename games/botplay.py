@@ -34,7 +34,14 @@ log = logging.getLogger(__name__)
 
 
 def bot_to_move(snap: Snapshot) -> bool:
-    if snap["status"] != "playing" or snap["current_seat"] is None:
+    if snap["status"] != "playing":
+        return False
+    dup = snap["duplicate"]
+    if dup is not None:
+        # In a duplicate round every bot that has not played it yet may move.
+        bots = {s["order"] for s in snap["seats"] if s.get("bot")}
+        return any(h["order"] in bots and not h["scored"] for h in dup["hands"])
+    if snap["current_seat"] is None:
         return False
     return bool(snap["seats"][snap["current_seat"]].get("bot"))
 

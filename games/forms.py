@@ -77,10 +77,29 @@ class NewGameForm(forms.Form):
         ),
     )
 
+    duplicate = forms.BooleanField(
+        label=_("Duplicate: everyone plays the same dice at once"),
+        required=False,
+        help_text=_(
+            "Every seat plays each round at the same time, on the same dice; nobody sees "
+            "another's dice until the round is over. For 2 to 6 seats."
+        ),
+    )
+    perfect_reference = forms.BooleanField(
+        label=_("Compare with the perfect player"),
+        required=False,
+        help_text=_(
+            "In a duplicate game, the perfect player plays the same dice alongside; its "
+            "score is shown at the end."
+        ),
+    )
+
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if data.get("watch") and not data.get("opponents"):
             self.add_error("opponents", _("Choose which bots should play."))
+        if data.get("duplicate") and (data.get("seats") or 0) < 2:
+            self.add_error("duplicate", _("A duplicate game needs 2 to 6 seats."))
         return data
 
     def ruleset_blurbs(self) -> list[tuple[str, object, object]]:

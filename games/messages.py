@@ -17,6 +17,7 @@ MESSAGES = {
     "game_over": _("The game is over."),
     "bad_hold": _("You can only hold dice after the first roll, by their positions 1 to 5."),
     "unknown_action": _("That action does not exist."),
+    "round_wait": _("You have scored this round: the next begins when everyone has."),
     # services
     "stale_version": _("The game moved on before your action arrived; here is the current table."),
     "no_such_game": _("There is no game at this link."),
@@ -54,6 +55,9 @@ MESSAGES = {
     ),
     "chat_closed": _("The host has closed the chat to spectators."),
     "bad_chat": _("A chat message is 1 to 200 visible characters, or one quick phrase."),
+    # the daily challenge
+    "daily_entered": _("This browser has already played today's challenge."),
+    "daily_over": _("This daily challenge is over: its day has ended."),
     # transport
     "bad_json": _("That message was not valid JSON."),
     "bad_message": _("That message was not understood."),

@@ -79,6 +79,29 @@ class Game(models.Model):
         default=True,
         help_text=_("The host can close the table's chat to spectators."),
     )
+    # Duplicate play (games.rules.duplicate): every seat plays each round at
+    # once on the same dice; each seat's hand is kept on its Player row.
+    duplicate = models.BooleanField(
+        _("duplicate"),
+        default=False,
+        help_text=_("Every seat plays each round at the same time, on the same dice."),
+    )
+    # The perfect player plays the same dice alongside; its score is worked
+    # out from the seed once the game is over (None until then, or when off).
+    perfect_reference = models.BooleanField(_("perfect player reference"), default=False)
+    perfect_score = models.PositiveSmallIntegerField(
+        _("perfect player's score"), null=True, blank=True
+    )
+    # An entry to a daily challenge plays the day's seed, which stays secret
+    # until the day is over, not just until this game is.
+    daily = models.ForeignKey(
+        "DailyChallenge",
+        verbose_name=_("daily challenge"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="games",
+    )
     rematch = models.OneToOneField(
         "self",
         verbose_name=_("rematch"),
@@ -123,6 +146,12 @@ class Player(models.Model):
     # The review's points lost to optimal play over the whole game, worked
     # out once the game is over and first asked for (stats), then kept.
     lost_to_optimal = models.FloatField(_("points lost to optimal play"), null=True, blank=True)
+    # A duplicate game's turn of this seat in the current round (empty, or
+    # no rolls, once it has scored in it); a turn-based game keeps its one
+    # turn on the Game row.
+    dice = models.JSONField(_("dice"), default=list, blank=True)
+    held = models.JSONField(_("held dice"), default=list, blank=True)
+    rolls_used = models.PositiveSmallIntegerField(_("rolls used"), default=0)
 
     class Meta:
         verbose_name = _("player")
@@ -257,3 +286,59 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name or '-'}: {self.text or self.code}"
+
+
+class DailyChallenge(models.Model):
+    """One day's duplicate solitaire: the same dice for everyone who plays it.
+
+    Its seed is made ahead (the next day's commitment is shown during the
+    day before) and revealed once the day (UTC) is over.
+    """
+
+    day = models.DateField(_("day"), unique=True)
+    ruleset = models.CharField(
+        _("rule set"), max_length=16, choices=RULESET_CHOICES, default=DEFAULT_RULESET
+    )
+    server_seed = models.CharField(_("server seed"), max_length=64, editable=False)
+    seed_commitment = models.CharField(_("seed commitment"), max_length=64, editable=False)
+    # Worked out from the seed once the day is over, then kept.
+    perfect_score = models.PositiveSmallIntegerField(
+        _("perfect player's score"), null=True, blank=True
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("daily challenge")
+        verbose_name_plural = _("daily challenges")
+        ordering = ["-day"]
+
+    def __str__(self) -> str:
+        return f"{self.day.isoformat()} ({self.ruleset})"
+
+
+class DailyEntry(models.Model):
+    """One browser's game of one day's challenge: one a day per guest."""
+
+    challenge = models.ForeignKey(
+        DailyChallenge,
+        verbose_name=_("daily challenge"),
+        on_delete=models.CASCADE,
+        related_name="entries",
+    )
+    guest_id = models.CharField(_("guest"), max_length=64)
+    game = models.OneToOneField(
+        Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="daily_entry"
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("daily entry")
+        verbose_name_plural = _("daily entries")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["challenge", "guest_id"], name="one_daily_entry_per_guest"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.challenge.day.isoformat()}: {self.game_id}"

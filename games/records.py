@@ -99,8 +99,12 @@ def guest_games(guest_id: str) -> list[MyGame]:
         )
         card_of = cards.get(game.pk, {})
         if game.status == Game.Status.PLAYING:
-            mine.your_turn = game.current_seat == seat.order
             mine.round = min(len(c.boxes) for c in card_of.values()) + 1 if card_of else 1
+            if game.duplicate:
+                # Everyone plays each round: it is your turn until you have played this one.
+                mine.your_turn = len(card_of.get(seat.order, rules.Scorecard()).boxes) < mine.round
+            else:
+                mine.your_turn = game.current_seat == seat.order
             mine.score = rules.totals(ruleset, card_of.get(seat.order, rules.Scorecard())).total
         elif game.status == Game.Status.FINISHED:
             totals = {order: rules.totals(ruleset, card).total for order, card in card_of.items()}

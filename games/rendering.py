@@ -22,7 +22,7 @@ from games.chat import PHRASES, REACTION_SVG, REACTIONS
 from games.labels import category_name, ruleset_name
 from games.models import BOT_LEVELS
 from games.rules import UPPER_KEYS, allowed_actions, get_ruleset
-from games.selectors import Advice, ChatLine, SeatSnapshot, Snapshot, snapshot_table
+from games.selectors import Advice, ChatLine, SeatSnapshot, Snapshot, seen_by, snapshot_table
 
 if TYPE_CHECKING:
     # Only for annotations: the solver loads numpy, which a table push does not need.
@@ -206,10 +206,17 @@ def announcement(snap: Snapshot, me: int | None) -> str:
             if snap["spectator_chat"]
             else _("The host closed the chat to spectators.")
         )
+    elif kind == "clock" and last["seat"] is None:
+        parts.append(_("Time is up for this round: bots play for those who had not played it yet."))
     elif kind == "clock":
         parts.append(
             _("%(name)s ran out of time: a bot plays for them until they return.") % {"name": who}
         )
+    elif kind == "roll" and not last["dice"]:
+        # Another seat's roll in a duplicate round: its dice are not shown.
+        parts.append(_("%(name)s rolled.") % {"name": who})
+    elif kind == "score" and last["points"] is None:
+        parts.append(_("%(name)s has played this round.") % {"name": who})
     elif kind == "roll":
         dice = ", ".join(str(d) for d in last["dice"])
         parts.append(_("%(name)s rolled %(dice)s.") % {"name": who, "dice": dice})
@@ -233,8 +240,12 @@ def announcement(snap: Snapshot, me: int | None) -> str:
                 "box": category_name(snap["ruleset"], last["category"]),
             }
         )
+    dup = snap["duplicate"]
     if snap["status"] == "finished":
         parts.append(result_sentence(snap))
+    elif dup is not None:
+        if kind in ("start", "score") and not any(h["scored"] for h in dup["hands"]):
+            parts.append(_("Round %(round)s: everyone rolls.") % {"round": dup["round"]})
     elif snap["status"] == "playing" and kind in ("start", "score"):
         assert snap["current_seat"] is not None
         if snap["current_seat"] == me:
@@ -314,11 +325,72 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "absent_after": settings.YACHT_ABSENT_AFTER,
         "bot_levels": BOT_LEVELS,
         "clock": _clock(snap, current),
+        "dup": _duplicate(snap, me),
+    }
+
+
+def _duplicate(snap: Snapshot, me: int | None) -> dict[str, Any] | None:
+    """A duplicate game's rounds as the table shows them: each seat's
+    progress in the round, the last round played side by side, and the
+    perfect player's score at the end. ``snap`` is already the viewer's."""
+    dup = snap["duplicate"]
+    if dup is None:
+        return None
+    names = {s["order"]: s["name"] for s in snap["seats"]}
+    progress = []
+    for hand in dup["hands"]:
+        if hand["scored"]:
+            text = _("has played this round")
+        elif hand["rolls_used"]:
+            text = _("roll %(n)s of 3") % {"n": hand["rolls_used"]}
+        else:
+            text = _("to roll")
+        progress.append(
+            {
+                "name": names[hand["order"]],
+                "is_me": hand["order"] == me,
+                "text": text,
+                "done": hand["scored"],
+            }
+        )
+    mine = next((h for h in dup["hands"] if h["order"] == me), None)
+    if mine is None:
+        title = _("Round %(round)s: everyone plays at once") % {"round": dup["round"]}
+    elif mine["scored"]:
+        title = _("You have played round %(round)s: waiting for the others") % {
+            "round": dup["round"]
+        }
+    else:
+        title = _("Your turn")
+    results = [
+        {
+            "name": names[r["order"]],
+            "dice": " ".join(str(d) for d in r["dice"]),
+            "box": category_name(snap["ruleset"], r["category"]),
+            "points": r["points"],
+        }
+        for r in dup["results"]
+    ]
+    return {
+        "round": dup["round"],
+        "title": title,
+        "progress": progress if snap["status"] == "playing" else [],
+        "results_round": dup["results_round"],
+        "results": results,
+        "perfect": dup["perfect"],
+        "daily": dup["daily"],
     }
 
 
 def _clock(snap: Snapshot, current: dict[str, Any] | None) -> dict[str, Any] | None:
     """The turn clock as the table shows it, while one runs."""
+    if snap["deadline"] is not None and snap["duplicate"] is not None:
+        return {
+            "deadline": snap["deadline"],
+            "seconds": snap["turn_seconds"],
+            "text": f"{snap['turn_seconds'] // 60}:{snap['turn_seconds'] % 60:02d}",
+            "label": _("Time left in this round"),
+        }
     if snap["deadline"] is None or current is None:
         return None
     return {
@@ -361,7 +433,9 @@ def page_title(snap: Snapshot, me: int | None) -> str:
 
 
 def table_message(snap: Snapshot, me: int | None, language: str) -> dict[str, Any]:
-    """The websocket message that shows ``snap`` to the viewer in seat ``me``."""
+    """The websocket message that shows ``snap`` to the viewer in seat ``me``
+    (what a duplicate round hides from that viewer taken out first)."""
+    snap = seen_by(snap, me)
     with translation.override(language):
         return {
             "type": "table",

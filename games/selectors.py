@@ -6,11 +6,12 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal, NamedTuple, TypedDict, cast
 
 from django.conf import settings
-from django.db.models import OuterRef, Subquery
+from django.db.models import Max, OuterRef, Subquery
 from django.utils import timezone
 
 from games import rules
@@ -74,6 +75,49 @@ class SeatSnapshot(TypedDict):
     total: int
 
 
+class SettledCard(TypedDict):
+    """A seat's figures without its box of the round being played."""
+
+    boxes: dict[str, int]
+    upper: int
+    upper_bonus: int
+    extra_bonus: int
+    total: int
+
+
+class HandSnapshot(TypedDict):
+    """One seat's turn of the current round in a duplicate game. Only its
+    own seat may see ``dice``, ``held`` and ``preview`` before the round is
+    over (``seen_by`` takes them out for everyone else)."""
+
+    order: int
+    dice: list[int]
+    held: list[int]
+    rolls_used: int
+    scored: bool
+    preview: dict[str, int]
+    settled: SettledCard
+
+
+class RoundResult(TypedDict):
+    order: int
+    dice: list[int]
+    category: str
+    points: int
+
+
+class DuplicateSnapshot(TypedDict):
+    round: int
+    hands: list[HandSnapshot]
+    # The last round every seat has played, side by side (None before one).
+    results_round: int | None
+    results: list[RoundResult]
+    # The perfect player's score on the same dice, once the game is over.
+    perfect: int | None
+    # The day (ISO date) of the daily challenge this game is an entry to.
+    daily: str | None
+
+
 class Snapshot(TypedDict):
     """Everything anyone may see of a game at one version (docs/protocol.md's ``state``)."""
 
@@ -104,6 +148,8 @@ class Snapshot(TypedDict):
     commitment: str
     seed: str | None
     last: Last | None
+    # A duplicate game's rounds (None for a turn-based game).
+    duplicate: DuplicateSnapshot | None
 
 
 class ChatLine(TypedDict):
@@ -210,6 +256,164 @@ def game_state(game: Game, players: Sequence[Player]) -> rules.GameState:
     )
 
 
+def duplicate_state(
+    game: Game, players: Sequence[Player], scores: rules.GameState
+) -> rules.DuplicateState:
+    """A duplicate game's engine state: ``scores``' cards and each seat's hand."""
+    return rules.DuplicateState(
+        ruleset_key=game.ruleset,
+        cards=scores.cards,
+        hands=tuple(rules.Hand(tuple(p.dice), frozenset(p.held), p.rolls_used) for p in players),
+    )
+
+
+def _scored_rounds(game: Game) -> dict[int, list[RoundResult]]:
+    """Each seat's scores in round order, from the move log."""
+    rows = (
+        game.moves.filter(kind=Move.Kind.SCORE)
+        .order_by("version")
+        .values_list("player__order", "dice", "category", "points")
+    )
+    rounds: dict[int, list[RoundResult]] = {}
+    for order, dice, category, points in rows:
+        rounds.setdefault(order, []).append(
+            {"order": order, "dice": list(dice), "category": category, "points": points or 0}
+        )
+    return rounds
+
+
+def _duplicate_snapshot(
+    game: Game, players: Sequence[Player], state: rules.GameState
+) -> DuplicateSnapshot:
+    ruleset = rules.get_ruleset(game.ruleset)
+    dup = duplicate_state(game, players, state)
+    scored = _scored_rounds(game)
+    done = min(len(card.boxes) for card in dup.cards)
+    hands: list[HandSnapshot] = []
+    for p in players:
+        card = dup.cards[p.order]
+        mine = scored.get(p.order, [])
+        has_scored = len(card.boxes) > done
+        settled_card = card
+        if has_scored and len(mine) > done:
+            # Take this round's box back out: others see the seat as it was.
+            entry = mine[done]
+            points = card.boxes.get(entry["category"], 0)
+            boxes = {k: v for k, v in card.boxes.items() if k != entry["category"]}
+            settled_card = rules.Scorecard(boxes, card.extra_bonus - (entry["points"] - points))
+        t = rules.totals(ruleset, settled_card)
+        view = dup.view(p.order)
+        hands.append(
+            {
+                "order": p.order,
+                "dice": list(p.dice),
+                "held": sorted(p.held),
+                "rolls_used": p.rolls_used,
+                "scored": view is None,
+                "preview": view.preview() if view is not None else {},
+                "settled": {
+                    "boxes": dict(settled_card.boxes),
+                    "upper": t.upper,
+                    "upper_bonus": t.upper_bonus,
+                    "extra_bonus": t.extra_bonus,
+                    "total": t.total,
+                },
+            }
+        )
+    results_round = done if done else None
+    results = [scored[p.order][done - 1] for p in players if done and p.order in scored]
+    return {
+        "round": dup.round,
+        "hands": hands,
+        "results_round": results_round,
+        "results": results,
+        "perfect": game.perfect_score if game.status == Game.Status.FINISHED else None,
+        "daily": game.daily.day.isoformat() if game.daily_id and game.daily else None,
+    }
+
+
+def seen_by(snap: Snapshot, me: int | None) -> Snapshot:
+    """``snap`` as the viewer in seat ``me`` (None: a spectator) may see it.
+
+    A turn-based game hides nothing. In a duplicate game's round, another
+    seat's dice, holds and this round's box would tell what the shared dice
+    bring, so until the round is over a seat sees only its own and a
+    spectator nobody's: the others' progress, and their cards as the round
+    found them. This is the one place a snapshot becomes a viewer's, so
+    every page and push (and the view cache, keyed by seat) agrees.
+
+    A daily challenge's game is played on the day's dice, which everyone
+    plays: a spectator of one sees no box, total or round of it at all
+    (whatever the time, so a version's view never changes).
+    """
+    dup = snap["duplicate"]
+    if dup is not None and dup["daily"] and me is None:
+        return _unseen_daily(snap, dup)
+    if dup is None or snap["status"] != "playing":
+        return snap
+    hands: list[HandSnapshot] = []
+    seats: list[SeatSnapshot] = []
+    mine: HandSnapshot | None = None
+    for seat, hand in zip(snap["seats"], dup["hands"], strict=True):
+        if hand["order"] == me:
+            mine = hand
+            hands.append(hand)
+            seats.append(seat)
+        else:
+            hands.append({**hand, "dice": [], "held": [], "preview": {}})
+            seats.append({**seat, **hand["settled"]})
+    last = snap["last"]
+    if last is not None and last["seat"] != me and last["kind"] in ("roll", "hold", "score"):
+        last = {**last, "dice": [], "held": [], "category": "", "points": None}
+    playing = mine is not None and not mine["scored"]
+    return {
+        **snap,
+        "seats": seats,
+        "current_seat": me if playing else None,
+        "dice": mine["dice"] if mine else [],
+        "held": mine["held"] if mine else [],
+        "rolls_used": mine["rolls_used"] if mine else 0,
+        "rolls_left": rules.MAX_ROLLS - mine["rolls_used"] if mine else 0,
+        "preview": mine["preview"] if mine else {},
+        "last": last,
+        "duplicate": {**dup, "hands": hands},
+    }
+
+
+def _unseen_daily(snap: Snapshot, dup: DuplicateSnapshot) -> Snapshot:
+    nothing: SettledCard = {
+        "boxes": {},
+        "upper": 0,
+        "upper_bonus": 0,
+        "extra_bonus": 0,
+        "total": 0,
+    }
+    last = snap["last"]
+    if last is not None:
+        last = {**last, "dice": [], "held": [], "category": "", "points": None}
+    return {
+        **snap,
+        "seats": [{**seat, **nothing} for seat in snap["seats"]],
+        "current_seat": None,
+        "dice": [],
+        "held": [],
+        "rolls_used": 0,
+        "rolls_left": 0,
+        "preview": {},
+        "winners": [],
+        "last": last,
+        "duplicate": {
+            **dup,
+            "hands": [
+                {**h, "dice": [], "held": [], "preview": {}, "settled": nothing}
+                for h in dup["hands"]
+            ],
+            "results_round": None,
+            "results": [],
+        },
+    }
+
+
 def snapshot(
     game: Game,
     players: Sequence[Player],
@@ -242,6 +446,11 @@ def snapshot(
             }
         )
     finished = game.status == Game.Status.FINISHED
+    dup = None
+    if game.duplicate:
+        # In the lobby too, so that whoever joins knows how the game is played.
+        scores = state or rules.new_game(game.ruleset, max(len(players), 1))
+        dup = _duplicate_snapshot(game, players, scores)
     return {
         "token": game.token,
         "version": game.version,
@@ -260,7 +469,7 @@ def snapshot(
         "held": sorted(game.held) if playing else [],
         "rolls_used": game.rolls_used if playing else 0,
         "rolls_left": rules.MAX_ROLLS - game.rolls_used if playing else 0,
-        "round": state.turn if state and playing else None,
+        "round": (dup["round"] if dup else state.turn) if state and playing else None,
         "rounds": len(ruleset.categories),
         "preview": state.preview() if state and playing else {},
         "seats": seats,
@@ -269,8 +478,11 @@ def snapshot(
         # The seed must stay secret while dice are still to be rolled: anyone
         # holding it could predict every roll. The commitment binds it from the start.
         "commitment": game.seed_commitment,
-        "seed": game.server_seed if finished else None,
+        # A daily challenge's seed is everyone's that day: its page reveals it
+        # once the day is over (a version's snapshot never changes).
+        "seed": game.server_seed if finished and not game.daily_id else None,
         "last": last,
+        "duplicate": dup,
     }
 
 
@@ -359,6 +571,17 @@ def game_rolls(game: Game) -> list[tuple[int, list[int], list[int]]]:
     ]
 
 
+def game_seat_moves(game: Game) -> list[tuple[int, int, str, list[int], list[int]]]:
+    """A duplicate game's rolls and scores as ``(version, seat, kind, held,
+    dice)``, in order: what places each roll in its round and roll."""
+    rows = (
+        game.moves.filter(kind__in=[Move.Kind.ROLL, Move.Kind.SCORE])
+        .order_by("version")
+        .values_list("version", "player__order", "kind", "held", "dice")
+    )
+    return [(v, order, kind, list(held), list(dice)) for v, order, kind, held, dice in rows]
+
+
 def seat_order(token: str, guest_id: str | None) -> int | None:
     """Where this guest sits at the game, if anywhere, in one query."""
     if not guest_id:
@@ -389,6 +612,11 @@ def rules_table(
 ) -> rules.Table:
     """A stored game as the rules' checks see it (``state`` is None in the lobby)."""
     idle = (timezone.now() - game.acted_at).total_seconds() if game.acted_at else 0.0
+    turns = fresh_from = None
+    if game.duplicate and state is not None:
+        dup = duplicate_state(game, players, state)
+        turns = tuple(dup.view(p.order) for p in players)
+        fresh_from = _fresh_from(game, players)
     return rules.Table(
         status=cast(rules.Status, game.status),
         version=game.version,
@@ -398,7 +626,23 @@ def rules_table(
         hints=game.hints,
         absent=idle >= settings.YACHT_ABSENT_AFTER,
         spectator_chat=game.spectator_chat,
+        turns=turns,
+        fresh_from=fresh_from,
     )
+
+
+def _fresh_from(game: Game, players: Sequence[Player]) -> tuple[int, ...]:
+    """Per seat of a duplicate game in play, the version of its last move
+    (or of the start): an action made against any later version is current."""
+    moves = game.moves.filter(kind__in=[Move.Kind.START, Move.Kind.ROLL, Move.Kind.SCORE])
+    last = dict(
+        moves.exclude(kind=Move.Kind.START)
+        .values("player_id")
+        .annotate(latest=Max("version"))
+        .values_list("player_id", "latest")
+    )
+    started = moves.filter(kind=Move.Kind.START).aggregate(v=Max("version"))["v"] or 0
+    return tuple(max(last.get(p.pk, 0), started) for p in players)
 
 
 def snapshot_table(snap: Snapshot, *, absent: bool) -> rules.Table:
@@ -414,6 +658,22 @@ def snapshot_table(snap: Snapshot, *, absent: bool) -> rules.Table:
             held=frozenset(snap["held"]),
             rolls=snap["rolls_used"],
         )
+    turns = None
+    dup = snap["duplicate"]
+    if dup is not None and state is not None:
+        turns = tuple(
+            None
+            if hand["scored"]
+            else rules.GameState(
+                ruleset_key=state.ruleset_key,
+                cards=state.cards,
+                current=hand["order"],
+                dice=tuple(hand["dice"]),
+                held=frozenset(hand["held"]),
+                rolls=hand["rolls_used"],
+            )
+            for hand in dup["hands"]
+        )
     return rules.Table(
         status=snap["status"],
         version=snap["version"],
@@ -423,6 +683,7 @@ def snapshot_table(snap: Snapshot, *, absent: bool) -> rules.Table:
         hints=snap["hints"],
         absent=absent,
         spectator_chat=snap["spectator_chat"],
+        turns=turns,
     )
 
 
@@ -525,7 +786,15 @@ def game_review(game: Game) -> list[SeatReview]:
         LoggedMove(seat=order, kind=kind, held=tuple(held), dice=tuple(dice), category=category)
         for order, kind, held, dice, category in rows
     ]
-    decisions: list[Decision] = review(get_table(game.ruleset), len(players), moves, judged=people)
+    table = get_table(game.ruleset)
+    if game.duplicate:
+        # Each seat played its own game on the shared dice: review each alone.
+        decisions: list[Decision] = []
+        for order in people:
+            own = [replace(m, seat=0) for m in moves if m.seat == order]
+            decisions += [replace(d, seat=order) for d in review(table, 1, own, judged=[0])]
+    else:
+        decisions = review(table, len(players), moves, judged=people)
     return [
         SeatReview(
             order=p.order,

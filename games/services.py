@@ -37,6 +37,7 @@ from games.selectors import (
     Last,
     LastKind,
     chat_line,
+    duplicate_state,
     game_by_token,
     game_players,
     game_state,
@@ -85,7 +86,7 @@ def _commit(
     one is to move, and arms the clock's timer)."""
     game.version += 1
     game.acted_at = timezone.now()
-    _wind_clock(game, players, new_turn=new_turn)
+    _wind_clock(game, players, new_turn=new_turn, state=state)
     game.save(update_fields=[*fields, "version", "acted_at", "turn_deadline"])
     snap = snapshot(game, players, state, last)
     transaction.on_commit(functools.partial(live.committed, snap))
@@ -101,8 +102,14 @@ def game_create(
     bot_level: str = "",
     watch: bool = False,
     turn_seconds: int = 0,
+    duplicate: bool = False,
+    perfect_reference: bool = False,
 ) -> Game:
     """A new game in its lobby, the creator in seat 1 as host.
+
+    A ``duplicate`` game is played in simultaneous rounds on shared dice;
+    with ``perfect_reference`` the perfect player plays those dice too, and
+    its score is shown at the end.
 
     With ``bot_level``, every other seat is filled with a bot of that level;
     with ``watch`` too, bots take every seat and the game starts at once, for
@@ -124,6 +131,8 @@ def game_create(
             seat_count=seat_count,
             hints=hints,
             turn_seconds=turn_seconds,
+            duplicate=duplicate,
+            perfect_reference=duplicate and perfect_reference,
             version=1,
             acted_at=timezone.now(),
             **_fair_seed(),
@@ -159,18 +168,43 @@ _BOT_LEVELS = {key for key, _label in BOT_LEVELS}
 _TURN_CLOCKS = {seconds for seconds, _label in TURN_CLOCKS}
 
 
-def _wind_clock(game: Game, players: Sequence[Player], *, new_turn: bool) -> None:
+def _wind_clock(
+    game: Game,
+    players: Sequence[Player],
+    *,
+    new_turn: bool,
+    state: rules.GameState | None = None,
+) -> None:
     """The deadline of the turn being played: a full period from the start of
     a person's turn (or from the moment they take their seat back), kept
-    through their rolls; none while a bot plays or with no clock."""
+    through their rolls; none while a bot plays or with no clock.
+
+    A duplicate game's clock runs per round: a full period from the start
+    of the round, while any person has still to play it."""
     deadline = None
-    if game.turn_seconds and game.status == Game.Status.PLAYING and players:
+    if game.turn_seconds and game.duplicate and game.status == Game.Status.PLAYING:
+        if _still_to_play(players, state):
+            deadline = game.turn_deadline
+            if new_turn or deadline is None:
+                deadline = timezone.now() + timedelta(seconds=game.turn_seconds)
+    elif game.turn_seconds and game.status == Game.Status.PLAYING and players:
         seat = players[game.current_seat]
         if seat.guest_id and not seat.bot:
             deadline = game.turn_deadline
             if new_turn or deadline is None:
                 deadline = timezone.now() + timedelta(seconds=game.turn_seconds)
     game.turn_deadline = deadline
+
+
+def _still_to_play(players: Sequence[Player], state: rules.GameState | None) -> list[Player]:
+    """In a duplicate game's round: the people (no bot playing for them) who
+    have not played it yet."""
+    if state is None or not players:
+        return []
+    done = min(len(card.boxes) for card in state.cards)
+    return [
+        p for p in players if p.guest_id and not p.bot and len(state.cards[p.order].boxes) == done
+    ]
 
 
 def clock_ran_out(game: Game) -> bool:
@@ -182,19 +216,23 @@ def clock_ran_out(game: Game) -> bool:
     )
 
 
-def _time_up(game: Game, players: Sequence[Player]) -> Player | None:
+def _time_up(game: Game, players: Sequence[Player]) -> list[Player]:
     """On a locked game whose turn clock has run out: the stand-in bot takes
-    the seat to move (its person takes it back by acting). The seat, or None
+    the seat to move (its person takes it back by acting); in a duplicate
+    game, every seat whose person has not played the round. The seats, none
     when the clock had not run out."""
     if not clock_ran_out(game):
-        return None
-    seat = players[game.current_seat]
-    seat.bot = STAND_IN_LEVEL
-    seat.save(update_fields=["bot"])
-    _commit(
-        game, players, game_state(game, players), fields=[], last=last_action("clock", seat.order)
-    )
-    return seat
+        return []
+    state = game_state(game, players)
+    seats = _still_to_play(players, state) if game.duplicate else [players[game.current_seat]]
+    if not seats:
+        return []
+    for seat in seats:
+        seat.bot = STAND_IN_LEVEL
+        seat.save(update_fields=["bot"])
+    who = seats[0].order if len(seats) == 1 else None
+    _commit(game, players, state, fields=[], last=last_action("clock", who))
+    return seats
 
 
 def game_clock_expire(*, token: str, version: int | None = None) -> bool:
@@ -209,7 +247,7 @@ def game_clock_expire(*, token: str, version: int | None = None) -> bool:
         game = _locked(token)
         if version is not None and version != game.version:
             return False
-        return _time_up(game, game_players(game)) is not None
+        return bool(_time_up(game, game_players(game)))
 
 
 def game_add_bot(*, token: str, guest_id: str, level: str) -> Player:
@@ -337,10 +375,11 @@ def game_act(
         game = _locked(token)
         players = game_players(game)
         timed_out = _time_up(game, players)
-        if timed_out is None:
+        if not timed_out:
             _act(game, players, guest_id, version, action, rng)
-    if timed_out is not None:
-        raise GameError("time_up" if timed_out.guest_id == guest_id else "stale_version")
+    if timed_out:
+        mine = any(seat.guest_id == guest_id for seat in timed_out)
+        raise GameError("time_up" if mine else "stale_version")
     return game
 
 
@@ -352,6 +391,13 @@ def _act(
     action: rules.Action,
     rng: rules.engine.DiceRoller | None,
 ) -> None:
+    if game.daily_id is not None:
+        from games.daily import is_over
+
+        # Once the day is over its seed is revealed: an unfinished entry
+        # could then know every die to come.
+        if game.daily is not None and is_over(game.daily.day):
+            raise GameError("daily_over")
     state = _state(game, players)
     kind: rules.ActionName = (
         "roll"
@@ -366,7 +412,10 @@ def _act(
         # Acting takes the seat back from the bot that kept it.
         seat.bot = ""
         seat.save(update_fields=["bot"])
-    _play(game, players, seat, action, rng, state)
+    if game.duplicate:
+        _play_duplicate(game, players, seat, action, rng, state)
+    else:
+        _play(game, players, seat, action, rng, state)
 
 
 def _play(
@@ -425,6 +474,76 @@ def _play(
     )
 
 
+def _play_duplicate(
+    game: Game,
+    players: Sequence[Player],
+    seat: Player,
+    action: rules.Action,
+    rng: rules.engine.DiceRoller | None,
+    scores: rules.GameState,
+) -> None:
+    """``seat``'s action in its own turn of a duplicate game's round: the
+    same as ``_play``, but the hand is the seat's and the dice are the
+    round's shared ones."""
+    before = duplicate_state(game, players, scores)
+    if isinstance(action, rules.Roll) and action.hold is None:
+        # The roll keeps what the seat holds now in its own hand.
+        action = rules.Roll(before.hands[seat.order].held)
+    if rng is None and not game.server_seed:
+        rng = _unseeded_dice
+    if rng is None:
+        hold = (action.hold or frozenset()) if isinstance(action, rules.Roll) else frozenset()
+        seed = bytes.fromhex(game.server_seed)
+        rng = fairness.DuplicateDice(seed, before.round, before.roll_number(seat.order), hold)
+    after = rules.duplicate.apply(before, seat.order, action, rng)
+    move = Move(game=game, player=seat, version=game.version + 1)
+    hand = after.hands[seat.order]
+    if isinstance(action, rules.Roll | rules.Hold):
+        move.kind = Move.Kind.ROLL if isinstance(action, rules.Roll) else Move.Kind.HOLD
+        move.held = sorted(hand.held)
+        move.dice = list(hand.dice)
+    else:
+        card = after.cards[seat.order]
+        points = card.boxes[action.category]
+        bonus = card.extra_bonus - before.cards[seat.order].extra_bonus
+        ScoreEntry.objects.create(
+            player=seat, category=action.category, points=points, extra_bonus=bonus
+        )
+        move.kind = Move.Kind.SCORE
+        move.dice = list(before.hands[seat.order].dice)
+        move.category = action.category
+        move.points = points + bonus
+    move.save()
+    seat.dice = list(hand.dice)
+    seat.held = sorted(hand.held)
+    seat.rolls_used = hand.rolls
+    seat.save(update_fields=["dice", "held", "rolls_used"])
+    kinds: dict[str, LastKind] = {
+        Move.Kind.ROLL: "roll",
+        Move.Kind.HOLD: "hold",
+        Move.Kind.SCORE: "score",
+    }
+    last = last_action(kinds[move.kind], seat.order, move)
+    fields: list[str] = []
+    if after.finished:
+        game.status = Game.Status.FINISHED
+        game.finished_at = timezone.now()
+        fields += ["status", "finished_at"]
+        if game.perfect_reference and game.server_seed:
+            from games.solver.reference import perfect_score
+
+            game.perfect_score = perfect_score(game.ruleset, bytes.fromhex(game.server_seed))
+            fields.append("perfect_score")
+    _commit(
+        game,
+        players,
+        after.scores(),
+        fields=fields,
+        last=last,
+        new_turn=after.round != before.round,
+    )
+
+
 def game_bot_step(*, token: str, version: int) -> Game:
     """One step of the bot whose turn it is, if the game is still at ``version``."""
     from games.solver.bots import decide, prepare
@@ -446,10 +565,19 @@ def game_bot_step(*, token: str, version: int) -> Game:
         if version != game.version:
             raise GameError("stale_version")
         players = game_players(game)
+        state = game_state(game, players)
+        if game.duplicate:
+            dup = duplicate_state(game, players, state)
+            bot = next((p for p in players if p.bot and dup.view(p.order) is not None), None)
+            if bot is None:
+                raise GameError("round_wait")
+            turn = dup.view(bot.order)
+            assert turn is not None
+            _play_duplicate(game, players, bot, decide(bot.bot, turn, _bot_whims), None, state)
+            return game
         seat = players[game.current_seat]
         if not seat.bot:
             raise GameError("not_your_turn")
-        state = game_state(game, players)
         action = decide(seat.bot, state, _bot_whims)
         _play(game, players, seat, action, None, state)
     return game
@@ -510,6 +638,8 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
             version=1,
             turn_seconds=game.turn_seconds,
             spectator_chat=game.spectator_chat,
+            duplicate=game.duplicate,
+            perfect_reference=game.perfect_reference,
             **_fair_seed(),
         )
         # Every setting carries over; the first to roll moves one seat on, so
@@ -526,7 +656,7 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
             for p in players
         )
         seats = sorted(created, key=lambda p: p.order)
-        _wind_clock(new, seats, new_turn=True)
+        _wind_clock(new, seats, new_turn=True, state=rules.new_game(new.ruleset, len(seats)))
         new.save(update_fields=["turn_deadline"])
         Move.objects.create(game=new, version=1, kind=Move.Kind.START)
         game.rematch = new

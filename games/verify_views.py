@@ -11,11 +11,12 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from games.daily import is_over
 from games.labels import ruleset_name
 from games.messages import error_message
 from games.models import Game
 from games.rules import fairness
-from games.selectors import game_by_token, game_roll_players, game_rolls
+from games.selectors import game_by_token, game_roll_players, game_rolls, game_seat_moves
 
 EXPORT_FORMAT = "yacht-fair-dice/1"
 
@@ -28,14 +29,22 @@ def _game_or_404(token: str) -> Game:
 
 
 def _revealed(game: Game) -> bool:
+    if game.daily is not None and not is_over(game.daily.day):
+        # The day's seed is every entry's: it waits for the end of the day.
+        return False
     return game.status == Game.Status.FINISHED and bool(game.server_seed)
 
 
 def _roll_rows(game: Game) -> list[dict[str, Any]]:
     names = game_roll_players(game)
     seed = bytes.fromhex(game.server_seed)
+    checked: list[tuple[Any, fairness.Mismatch | None]]
+    if game.duplicate:
+        checked = list(fairness.check_duplicate_log(seed, game_seat_moves(game)))
+    else:
+        checked = list(fairness.check_log(seed, game_rolls(game)))
     rows = []
-    for roll, mismatch in fairness.check_log(seed, game_rolls(game)):
+    for roll, mismatch in checked:
         rows.append(
             {
                 "version": roll.version,
@@ -87,15 +96,22 @@ def verify_json(request: HttpRequest, token: str) -> JsonResponse:
         return JsonResponse(
             {"error": "not_finished", "commitment": game.seed_commitment}, status=403
         )
-    return JsonResponse(
-        {
-            "format": EXPORT_FORMAT,
-            "game": game.token,
-            "ruleset": game.ruleset,
-            "seed": game.server_seed,
-            "commitment": game.seed_commitment,
-            "moves": [
-                {"version": v, "held": held, "dice": dice} for v, held, dice in game_rolls(game)
-            ],
-        }
-    )
+    export: dict[str, Any] = {
+        "format": EXPORT_FORMAT,
+        "game": game.token,
+        "ruleset": game.ruleset,
+        "seed": game.server_seed,
+        "commitment": game.seed_commitment,
+        "duplicate": game.duplicate,
+    }
+    if game.duplicate:
+        # Each seat's scores too: they place its rolls in their rounds.
+        export["moves"] = [
+            {"version": v, "seat": seat, "kind": kind, "held": held, "dice": dice}
+            for v, seat, kind, held, dice in game_seat_moves(game)
+        ]
+    else:
+        export["moves"] = [
+            {"version": v, "held": held, "dice": dice} for v, held, dice in game_rolls(game)
+        ]
+    return JsonResponse(export)

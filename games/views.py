@@ -18,7 +18,7 @@ from django.utils.translation import get_language, get_language_from_path
 from django.views import i18n
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import limits, records, rules_pages, services
+from games import daily, limits, records, rules_pages, services
 from games.forms import JoinForm, NewGameForm
 from games.guests import ensure_guest_id, guest_id_of, took_a_seat
 from games.labels import RULESET_NAMES
@@ -34,6 +34,7 @@ from games.selectors import (
     game_snapshot,
     games_hosted_since,
     seat_of,
+    seen_by,
 )
 
 
@@ -83,6 +84,8 @@ def home(request: HttpRequest) -> HttpResponse:
                 bot_level=form.cleaned_data["opponents"],
                 watch=form.cleaned_data["watch"],
                 turn_seconds=form.cleaned_data["turn_seconds"] or 0,
+                duplicate=form.cleaned_data["duplicate"],
+                perfect_reference=form.cleaned_data["perfect_reference"],
             )
         except GameError as error:
             form.add_error(None, error_message(error.code))
@@ -132,7 +135,8 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
         "join_form": JoinForm() if can_join else None,
         "language": get_language(),
         "server_now": time.time(),
-        **table_context(snap, me),
+        # A duplicate round shows this viewer only what is theirs to see.
+        **table_context(seen_by(snap, me), me),
         **chat_panel_context(snap, me, game_chat_lines(game.token)),
     }
     return render(request, "games/game.html", context)
@@ -169,14 +173,24 @@ def review_page(request: HttpRequest, token: str) -> HttpResponse:
     game = _game_or_404(token)
     if game.status != Game.Status.FINISHED:
         raise Http404(error_message("not_finished"))
+    # A daily entry's review shows the day's dice: its player's alone until the day is over.
+    hidden = game.daily is not None and not daily.is_over(game.daily.day)
+    if hidden and seat_of(game, guest_id_of(request.session)) is None:
+        raise Http404(error_message("not_finished"))
     seats = game_review(game)
+    totals = {s["order"]: s["total"] for s in game_snapshot(game)["seats"]}
     return render(
         request,
         "games/review.html",
         {
             "game": game,
             "ruleset_name": RULESET_NAMES[game.ruleset],
-            "seats": [review_rows(game.ruleset, seat) for seat in seats],
+            "seats": [
+                {**review_rows(game.ruleset, seat), "total": totals.get(seat.order)}
+                for seat in seats
+            ],
+            # A duplicate game's perfect player, on the same dice.
+            "perfect": game.perfect_score,
         },
     )
 

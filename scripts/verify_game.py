@@ -39,6 +39,16 @@ def derive_die(seed: bytes, version: int, position: int) -> int:
         counter += 1
 
 
+def derive_duplicate_die(seed: bytes, round_: int, roll: int, position: int) -> int:
+    counter = 0
+    while True:
+        message = f"dup:{round_}:{roll}:{position}:{counter}".encode("ascii")
+        accepted = [b for b in hmac.digest(seed, message, "sha256") if b < 252]
+        if accepted:
+            return accepted[0] % 6 + 1
+        counter += 1
+
+
 def load(source: str) -> dict[str, Any]:
     if source.startswith(("http://", "https://")):
         request = urllib.request.Request(source, headers={"Accept": "application/json"})
@@ -53,6 +63,9 @@ def check(export: dict[str, Any], commitment: str) -> tuple[bool, list[str]]:
     lines = []
     good = hashlib.sha256(seed).hexdigest() == commitment.strip().lower()
     lines.append(f"commitment {'OK' if good else 'MISMATCH'}")
+    if export.get("duplicate"):
+        ok, more = check_duplicate(seed, export["moves"])
+        return good and ok, lines + more
     previous: list[int] | None = None
     for move in sorted(export["moves"], key=lambda m: m["version"]):
         version, held, dice = int(move["version"]), set(move["held"]), list(move["dice"])
@@ -67,6 +80,38 @@ def check(export: dict[str, Any], commitment: str) -> tuple[bool, list[str]]:
             wrong = [p + 1 for p in range(DICE) if p >= len(dice) or dice[p] != expected[p]]
             lines.append(f"roll {version}: {dice} MISMATCH at dice {wrong}, seed gives {expected}")
         previous = dice
+    return good, lines
+
+
+def check_duplicate(seed: bytes, moves: list[dict[str, Any]]) -> tuple[bool, list[str]]:
+    """A duplicate game: each seat's rolls, placed in their round (its
+    scores so far, plus one) and roll (its rolls since it last scored)."""
+    good = True
+    lines = []
+    rounds: dict[int, int] = {}
+    rolls: dict[int, int] = {}
+    last: dict[int, list[int]] = {}
+    for move in sorted(moves, key=lambda m: m["version"]):
+        seat = int(move["seat"])
+        if move["kind"] == "score":
+            rounds[seat] = rounds.get(seat, 0) + 1
+            rolls[seat] = 0
+            continue
+        rolls[seat] = rolls.get(seat, 0) + 1
+        round_, roll = rounds.get(seat, 0) + 1, rolls[seat]
+        held, dice = set(move["held"]), list(move["dice"])
+        before = last.get(seat) if roll > 1 else None
+        expected = [
+            before[p] if p in held and before else derive_duplicate_die(seed, round_, roll, p)
+            for p in range(DICE)
+        ]
+        where = f"seat {seat + 1} round {round_} roll {roll}"
+        if expected == dice:
+            lines.append(f"{where}: {dice} OK")
+        else:
+            good = False
+            lines.append(f"{where}: {dice} MISMATCH, seed gives {expected}")
+        last[seat] = dice
     return good, lines
 
 
@@ -85,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cannot read the export: {error}", file=sys.stderr)
         return 2
     print("\n".join(lines))
-    rolls = len(export["moves"])
+    rolls = sum(1 for m in export["moves"] if m.get("kind", "roll") == "roll")
     print(f"{rolls} rolls checked: {'all match' if good else 'MISMATCHES FOUND'}")
     return 0 if good else 1
 

@@ -8,6 +8,7 @@
 
 from collections.abc import Iterable
 
+from .duplicate import DuplicateState, Hand, new_duplicate
 from .engine import (
     DICE,
     MAX_ROLLS,
@@ -59,8 +60,10 @@ __all__ = [
     "Action",
     "ActionName",
     "Category",
+    "DuplicateState",
     "GameError",
     "GameState",
+    "Hand",
     "Hold",
     "Roll",
     "RuleSet",
@@ -76,6 +79,7 @@ __all__ = [
     "box_value",
     "get_ruleset",
     "joker_boxes",
+    "new_duplicate",
     "new_game",
     "refusal",
     "require",

@@ -12,6 +12,10 @@ The algorithm (also in docs/fairness.md, which is the reference):
   ``b < 252`` gives the die ``b % 6 + 1``; if all 32 bytes are 252 or more,
   the next counter's digest is read the same way.
 - Held dice are not derived: they keep the value of the previous roll.
+- In a duplicate game the die at position ``p`` on roll ``r`` (1-3) of
+  round ``t`` (from 1) is read the same way from
+  ``msg=f"dup:{t}:{r}:{p}:{c}"``: every seat's roll ``r`` of round ``t``
+  draws the same faces, whoever rolls first.
 
 Rejecting bytes 252-255 keeps the faces exactly equally likely, since 252 is
 the largest multiple of 6 below 256. Nothing here imports Django, so
@@ -45,9 +49,19 @@ def commitment(seed: bytes) -> str:
 
 def die(seed: bytes, version: int, position: int) -> int:
     """The face (1-6) of the die at ``position`` in the roll logged as move ``version``."""
+    return _face(seed, f"{version}:{position}")
+
+
+def duplicate_die(seed: bytes, round_: int, roll: int, position: int) -> int:
+    """In a duplicate game, the face of the die at ``position`` on roll
+    ``roll`` (1-3) of round ``round_`` (from 1): the same for every seat."""
+    return _face(seed, f"dup:{round_}:{roll}:{position}")
+
+
+def _face(seed: bytes, name: str) -> int:
     counter = 0
     while True:
-        message = f"{version}:{position}:{counter}".encode("ascii")
+        message = f"{name}:{counter}".encode("ascii")
         for byte in hmac.new(seed, message, hashlib.sha256).digest():
             if byte < ACCEPT_BELOW:
                 return byte % FACES + 1
@@ -74,6 +88,93 @@ class FairDice:
         if position is None:
             raise RuntimeError("more dice asked for than there are unheld positions")
         return die(self._seed, self._version, position)
+
+
+class DuplicateDice:
+    """The engine's dice for one roll of a duplicate game: the shared faces of
+    that round and roll at every position not held, in position order."""
+
+    def __init__(self, seed: bytes, round_: int, roll: int, hold: Iterable[object] = ()) -> None:
+        held = frozenset(hold)
+        self._faces = iter(
+            [duplicate_die(seed, round_, roll, p) for p in range(DICE) if p not in held]
+        )
+
+    def randint(self, a: int, b: int) -> int:
+        if (a, b) != (1, FACES):
+            raise ValueError(f"fair dice only roll 1..{FACES}, not {a}..{b}")
+        face = next(self._faces, None)
+        if face is None:
+            raise RuntimeError("more dice asked for than there are unheld positions")
+        return face
+
+
+@dataclass(frozen=True)
+class SeatRoll:
+    """One roll of a duplicate game from the log: the seat, and which round
+    and roll of it, worked out from the seat's own moves."""
+
+    seat: int
+    round: int
+    roll: int
+    version: int
+    held: tuple[int, ...]
+    dice: tuple[int, ...]
+
+
+def duplicate_rolls(
+    moves: Iterable[tuple[int, int, str, Sequence[int], Sequence[int]]],
+) -> list[SeatRoll]:
+    """A duplicate game's log ``(version, seat, kind, held, dice)`` (rolls and
+    scores, any order) as its rolls, each placed in its round and roll: a
+    seat's round is one more than the boxes it has scored, its roll one more
+    than the rolls since it last scored."""
+    scored: dict[int, int] = {}
+    rolled: dict[int, int] = {}
+    rolls = []
+    for version, seat, kind, held, dice in sorted(moves, key=lambda m: m[0]):
+        if kind == "score":
+            scored[seat] = scored.get(seat, 0) + 1
+            rolled[seat] = 0
+            continue
+        rolled[seat] = rolled.get(seat, 0) + 1
+        rolls.append(
+            SeatRoll(
+                seat,
+                scored.get(seat, 0) + 1,
+                rolled[seat],
+                int(version),
+                tuple(int(h) for h in held),
+                tuple(int(d) for d in dice),
+            )
+        )
+    return rolls
+
+
+def check_duplicate_log(
+    seed: bytes, moves: Iterable[tuple[int, int, str, Sequence[int], Sequence[int]]]
+) -> list[tuple[SeatRoll, Mismatch | None]]:
+    """Every roll of a duplicate game with what is wrong with it (None when
+    it matches): each die not held is the round's and roll's shared die, each
+    held one is the seat's own previous roll's."""
+    checked: list[tuple[SeatRoll, Mismatch | None]] = []
+    previous: dict[int, tuple[int, ...]] = {}
+    for roll in duplicate_rolls(moves):
+        before = previous.get(roll.seat) if roll.roll > 1 else None
+        expected = tuple(
+            before[p]
+            if p in roll.held and before is not None
+            else duplicate_die(seed, roll.round, roll.roll, p)
+            for p in range(DICE)
+        )
+        wrong = tuple(p for p in range(DICE) if p >= len(roll.dice) or expected[p] != roll.dice[p])
+        found = None
+        if wrong:
+            kind = "held" if all(p in roll.held for p in wrong) else "dice"
+            found = Mismatch(kind, roll.version, wrong, expected, roll.dice)
+        checked.append((roll, found))
+        previous[roll.seat] = roll.dice
+    return checked
 
 
 @dataclass(frozen=True)

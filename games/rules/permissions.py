@@ -63,6 +63,13 @@ class Table:
     absent: bool = False
     # Spectators may write in the table's chat (the host decides).
     spectator_chat: bool = True
+    # A duplicate game: each seat's own turn of the round (None once it has
+    # scored in it), where a turn-based game has ``game`` alone.
+    turns: tuple[GameState | None, ...] | None = None
+    # In a duplicate game, from which version each seat's own turn is as it
+    # is now (its last move, or the start): others' moves in between do not
+    # make its action stale, since they change nothing it acted on.
+    fresh_from: tuple[int, ...] | None = None
 
 
 Check = Callable[[Table, int | None, bool], str | None]
@@ -93,8 +100,19 @@ def _in_lobby_as_host(table: Table, seat: int | None) -> str | None:
 
 
 def _to_move(table: Table, seat: int | None) -> str | None:
+    if table.turns is not None:
+        return None if _turn_of(table, seat) is not None else "round_wait"
     assert table.game is not None
     return None if table.game.current == seat else "not_your_turn"
+
+
+def _turn_of(table: Table, seat: int | None) -> GameState | None:
+    """The turn ``seat`` is playing: its own in a duplicate game, the table's otherwise."""
+    if table.turns is None:
+        return table.game
+    if seat is None or not 0 <= seat < len(table.turns):
+        return None
+    return table.turns[seat]
 
 
 def _playing_seated(table: Table, seat: int | None, stale: bool) -> str | None:
@@ -111,8 +129,9 @@ def _roll(table: Table, seat: int | None, stale: bool) -> str | None:
     refused = _playing_seated(table, seat, stale)
     if refused:
         return refused
-    assert table.game is not None
-    return "no_rolls_left" if table.game.rolls >= MAX_ROLLS else None
+    turn = _turn_of(table, seat)
+    assert turn is not None
+    return "no_rolls_left" if turn.rolls >= MAX_ROLLS else None
 
 
 def _hold(table: Table, seat: int | None, stale: bool) -> str | None:
@@ -124,8 +143,9 @@ def _score(table: Table, seat: int | None, stale: bool) -> str | None:
     refused = _playing_seated(table, seat, stale)
     if refused:
         return refused
-    assert table.game is not None
-    return "must_roll_first" if table.game.rolls == 0 else None
+    turn = _turn_of(table, seat)
+    assert turn is not None
+    return "must_roll_first" if turn.rolls == 0 else None
 
 
 def _start(table: Table, seat: int | None, stale: bool) -> str | None:
@@ -160,6 +180,9 @@ def _hand_to_bot(table: Table, seat: int | None, stale: bool) -> str | None:
     refused = _during_play(table) or (None if _seated(table, seat) else "not_seated")
     if refused:
         return refused
+    if table.turns is not None:
+        # Nobody waits on one seat's turn: each plays its own round.
+        return "not_absent"
     assert table.game is not None
     current = table.game.current
     target = table.seats[current]
@@ -176,7 +199,7 @@ def _take_back(table: Table, seat: int | None, stale: bool) -> str | None:
 
 
 def _hint(table: Table, seat: int | None, stale: bool) -> str | None:
-    if not table.hints:
+    if not table.hints or table.turns is not None:
         return "hints_off"
     return _score(table, seat, stale)
 
@@ -214,8 +237,16 @@ def refusal(
     """Why ``seat`` (None: a spectator) may not take ``action`` now, as an
     error code, or None if it may. ``version`` is the one the action was made
     against, for the actions that carry one."""
-    stale = version is not None and version != table.version
-    return CHECKS[action](table, seat, stale)
+    return CHECKS[action](table, seat, _stale(table, seat, version))
+
+
+def _stale(table: Table, seat: int | None, version: int | None) -> bool:
+    if version is None:
+        return False
+    fresh = table.fresh_from
+    if fresh is not None and seat is not None and 0 <= seat < len(fresh):
+        return not fresh[seat] <= version <= table.version
+    return version != table.version
 
 
 def require(

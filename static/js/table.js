@@ -27,6 +27,9 @@
   // the same button is dropped), so quick clicks never meet "stale version".
   let inFlight = null;
   let queued = [];
+  // The dice this page last showed as its own (in a duplicate round the
+  // others' moves change the table but not this player's dice).
+  let shownHand = "";
   let socket = null;
   let attempts = 0;
   // A push that never comes must not leave anyone waiting: after our own
@@ -145,13 +148,21 @@
     if (advice) hintSlot().innerHTML = advice;
     root.dataset.status = message.status;
     setConnection("open");
+    const hand = JSON.stringify([message.state.dice, message.state.rolls_used]);
+    const sameHand = hand === shownHand;
+    shownHand = hand;
     if (changed) {
       // The game moved on: what went wrong before no longer holds.
       clearError();
-      inFlight = null;
-      if (message.announce) announce(message.announce);
       const last = message.state.last;
-      if (last && last.kind === "roll") {
+      // Our action is answered by the push it made; in a duplicate round
+      // the others' moves come in between and answer nothing of ours.
+      const othersMove =
+        message.state.duplicate && message.status === "playing" && last &&
+        ["roll", "hold", "score"].includes(last.kind) && last.seat !== message.seat;
+      if (!othersMove) inFlight = null;
+      if (message.announce) announce(message.announce);
+      if (last && last.kind === "roll" && last.dice.length && !sameHand) {
         table.querySelectorAll(".die").forEach((die) => {
           if (!last.held.includes(Number(die.dataset.die))) die.classList.add("rolled");
         });

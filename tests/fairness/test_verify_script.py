@@ -89,3 +89,68 @@ def test_the_script_reads_an_export_from_a_url(tmp_path: Path, export: dict[str,
     result = run(f"{served}/export.json")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "all match" in result.stdout
+
+
+def finished_duplicate_game() -> Game:
+    from games import services
+    from games.rules import Roll
+    from games.selectors import game_players, game_state
+
+    game = services.game_create(guest_id="ana", name="Ana", seat_count=2, duplicate=True)
+    services.game_join(token=game.token, guest_id="bo", name="Bo")
+    game = services.game_start(token=game.token, guest_id="ana")
+    for _round in range(12):
+        for guest, hold in (("bo", frozenset({2})), ("ana", frozenset({0, 1}))):
+            for action in (Roll(), Roll(hold)):
+                game = services.game_act(
+                    token=game.token, guest_id=guest, version=game.version, action=action
+                )
+            players = game_players(game)
+            me = next(p for p in players if p.guest_id == guest)
+            card = game_state(game, players).cards[me.order]
+            box = next(
+                k
+                for k in (
+                    "ones",
+                    "twos",
+                    "threes",
+                    "fours",
+                    "fives",
+                    "sixes",
+                    "full_house",
+                    "four_of_a_kind",
+                    "little_straight",
+                    "big_straight",
+                    "choice",
+                    "yacht",
+                )
+                if not card.filled(k)
+            )
+            game = services.game_score(
+                token=game.token, guest_id=guest, version=game.version, category=box
+            )
+    assert game.status == Game.Status.FINISHED
+    return game
+
+
+def test_the_script_recomputes_every_die_of_a_duplicate_game(tmp_path: Path, client: Client):
+    game = finished_duplicate_game()
+    export = client.get(f"/en/g/{game.token}/verify.json").json()
+    assert export["duplicate"] is True
+    result = run(str(write(tmp_path, export)))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "48 rolls checked: all match" in result.stdout
+    assert "seat 2 round 12 roll 2" in result.stdout
+    # Both seats' first roll of a round is the same roll of the same stream.
+    rolls = [m for m in export["moves"] if m["kind"] == "roll" and not m["held"]]
+    by_round: dict[int, list[list[int]]] = {}
+    for index, move in enumerate(rolls):
+        by_round.setdefault(index // 2, []).append(move["dice"])
+    assert all(a == b for a, b in by_round.values())
+    page = client.get(f"/en/g/{game.token}/verify/").content.decode()
+    assert "roll-bad" not in page and page.count('class="roll-ok"') == 48
+    last = next(m for m in reversed(export["moves"]) if m["kind"] == "roll")
+    position = next(p for p in range(5) if p not in last["held"])
+    last["dice"][position] = last["dice"][position] % 6 + 1
+    tampered = run(str(write(tmp_path, export)))
+    assert tampered.returncode == 1 and tampered.stdout.count("MISMATCH") == 2

@@ -1,0 +1,92 @@
+"""The daily challenge's pages: today's challenge, and each day's board."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from games import daily, limits
+from games.forms import JoinForm
+from games.guests import ensure_guest_id, guest_id_of, took_a_seat
+from games.labels import ruleset_name
+from games.messages import error_message
+from games.models import DailyChallenge
+from games.rules import GameError
+
+# Earlier days listed on the pages (older boards stay at their address).
+EARLIER_DAYS = 14
+
+
+def _earlier(before: date) -> list[date]:
+    return list(
+        DailyChallenge.objects.filter(day__lt=before)
+        .order_by("-day")
+        .values_list("day", flat=True)[:EARLIER_DAYS]
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def daily_page(request: HttpRequest) -> HttpResponse:
+    day = daily.today()
+    challenge = daily.daily_challenge(day)
+    tomorrow = daily.daily_challenge(day + timedelta(days=1))
+    assert challenge is not None and tomorrow is not None
+    form = JoinForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        refused = limits.game_creation_refused(address=request.META.get("REMOTE_ADDR", ""))
+        if refused:
+            form.add_error(None, error_message(refused))
+        else:
+            try:
+                game = daily.daily_enter(
+                    guest_id=ensure_guest_id(request.session), name=form.cleaned_data["name"]
+                )
+            except GameError as error:
+                messages.error(request, error_message(error.code))
+                return redirect("daily")
+            took_a_seat(request)
+            return redirect("game", token=game.token)
+    entry = daily.daily_entry_of(challenge, guest_id_of(request.session))
+    yesterday = DailyChallenge.objects.filter(day=day - timedelta(days=1)).first()
+    return render(
+        request,
+        "games/daily.html",
+        {
+            "challenge": challenge,
+            "tomorrow": tomorrow,
+            "yesterday": yesterday,
+            "ruleset_name": ruleset_name(challenge.ruleset),
+            "entry": entry,
+            "form": None if entry else form,
+            "board": daily.daily_board(challenge),
+            "earlier": _earlier(day),
+        },
+    )
+
+
+@require_GET
+def daily_board_page(request: HttpRequest, day: str) -> HttpResponse:
+    try:
+        when = date.fromisoformat(day)
+    except ValueError:
+        raise Http404(error_message("no_such_game")) from None
+    challenge = DailyChallenge.objects.filter(day=when).first()
+    if challenge is None or when > daily.today():
+        raise Http404(error_message("no_such_game"))
+    board = daily.daily_board(challenge)
+    return render(
+        request,
+        "games/daily_board.html",
+        {
+            "challenge": challenge,
+            "board": board,
+            "ruleset_name": ruleset_name(challenge.ruleset),
+            "seed": challenge.server_seed if board.over else None,
+            "earlier": _earlier(when),
+            "is_today": when == daily.today(),
+        },
+    )

@@ -1,0 +1,53 @@
+"""Today's daily challenge, played through the pages and found on its
+board; and the board once its day is over."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from playwright.sync_api import expect
+
+from games import daily
+from games.models import DailyChallenge
+from tests.browser.test_duplicate_game import shoot
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_player_plays_todays_challenge_and_finds_it_on_the_board(new_page):
+    page = new_page()
+    page.goto("/en/")
+    page.get_by_role("link", name=re.compile("daily challenge")).click()
+    expect(page.get_by_role("heading", name="Daily challenge")).to_be_visible()
+    shoot(page, "daily-challenge")
+    page.get_by_label("Your name").fill("Dora")
+    page.get_by_role("button", name="Play today's challenge").click()
+    expect(page.locator("[data-connection=open]")).to_be_visible()
+    for round_ in range(1, 13):
+        expect(page.locator(".table-meta")).to_contain_text(f"Round {round_} of 12")
+        page.get_by_role("button", name=re.compile("^Roll")).click()
+        expect(page.locator(".dice .die")).to_have_count(5)
+        page.locator("button.box").first.click()
+        if round_ < 12:
+            expect(page.locator(".table-meta")).to_contain_text(f"Round {round_ + 1} of 12")
+    expect(page.get_by_role("heading", name="Final scores")).to_be_visible()
+    assert page.locator(".seed").count() == 0
+    total = page.locator("tfoot .total").first.inner_text()
+    page.get_by_role("link", name="See the day's board").click()
+    row = page.locator(".daily-board tbody tr", has_text="Dora")
+    expect(row).to_contain_text(total)
+    assert page.locator(".daily-board a").count() == 0
+    shoot(page, "daily-board-during-the-day")
+
+    # The day passes: its board now tells the points lost and the perfect player.
+    day = daily.today()
+    DailyChallenge.objects.filter(day=day).update(day=day - timedelta(days=1))
+    page.goto(f"/en/daily/{(day - timedelta(days=1)).isoformat()}/")
+    expect(page.locator(".duplicate-perfect")).to_contain_text("The perfect player scored")
+    expect(page.get_by_role("link", name="Review of Dora")).to_be_visible()
+    shoot(page, "daily-board-day-over")
+    page.goto("/en/daily/")
+    expect(page.get_by_role("link", name="Yesterday's board")).to_be_visible()
+    shoot(page, "daily-challenge-next-day")

@@ -1,0 +1,167 @@
+"""The daily challenge: the same dice for every entry, one entry per browser
+a day, and a board that tells nothing of the dice until the day is over."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+from unittest import mock
+
+import pytest
+
+from games import daily, services
+from games.guests import GUEST_KEY
+from games.models import DailyChallenge, DailyEntry, Game, Player
+from games.rendering import table_message
+from games.rules import GameError, fairness
+from games.selectors import game_snapshot
+
+pytestmark = pytest.mark.django_db
+
+BOXES = (
+    "ones", "twos", "threes", "fours", "fives", "sixes", "full_house",
+    "four_of_a_kind", "little_straight", "big_straight", "choice", "yacht",
+)  # fmt: skip
+
+
+def as_guest(client, guest: str):
+    session = client.session
+    session[GUEST_KEY] = guest
+    session.save()
+    return client
+
+
+def play_to_the_end(game: Game, guest: str, boxes=BOXES) -> Game:
+    for box in boxes:
+        game = services.game_roll(token=game.token, guest_id=guest, version=game.version)
+        game = services.game_score(
+            token=game.token, guest_id=guest, version=game.version, category=box
+        )
+    game.refresh_from_db()
+    return game
+
+
+def test_entries_play_the_days_shared_dice_and_its_commitment_was_published_the_day_before(
+    client,
+):
+    page = client.get("/en/daily/").content.decode()
+    today, tomorrow = daily.today(), daily.today() + timedelta(days=1)
+    challenge = DailyChallenge.objects.get(day=today)
+    ahead = DailyChallenge.objects.get(day=tomorrow)
+    assert challenge.seed_commitment in page and ahead.seed_commitment in page
+    assert challenge.server_seed not in page and ahead.server_seed not in page
+    ana = daily.daily_enter(guest_id="ana", name="Ana")
+    bo = daily.daily_enter(guest_id="bo", name="Bo")
+    seed = bytes.fromhex(challenge.server_seed)
+    for game, guest in ((ana, "ana"), (bo, "bo")):
+        game = services.game_roll(token=game.token, guest_id=guest, version=game.version)
+        assert Player.objects.get(game=game).dice == [
+            fairness.duplicate_die(seed, 1, 1, p) for p in range(5)
+        ]
+    assert ana.seed_commitment == bo.seed_commitment == challenge.seed_commitment
+
+
+def test_a_browser_gets_one_entry_a_day(client):
+    as_guest(client, "ana")
+    first = client.post("/en/daily/", {"name": "Ana"})
+    assert first.status_code == 302 and "/g/" in first["Location"]
+    second = client.post("/en/daily/", {"name": "Ana again"}, follow=True)
+    assert "already played today" in second.content.decode()
+    assert DailyEntry.objects.filter(guest_id="ana").count() == 1
+    with pytest.raises(GameError) as refused:
+        daily.daily_enter(guest_id="ana", name="Ana")
+    assert refused.value.code == "daily_entered"
+    # The page leads back to the game instead of offering another.
+    page = client.get("/en/daily/").content.decode()
+    assert "Open my game" in page and "Play today&#x27;s challenge" not in page
+
+
+def test_during_the_day_the_board_and_the_finished_game_tell_nothing_of_the_dice(client):
+    ana = play_to_the_end(daily.daily_enter(guest_id="ana", name="Ana"), "ana")
+    bo = daily.daily_enter(guest_id="bo", name="Bo")
+    challenge = DailyChallenge.objects.get(day=daily.today())
+    total = game_snapshot(ana)["seats"][0]["total"]
+    board = client.get(f"/en/daily/{daily.today().isoformat()}/").content.decode()
+    assert "Ana" in board and f"<td>{total}</td>" in board
+    assert "1 game still being played" in board
+    # No seed, no review, no dice, no perfect player, no box: names and totals.
+    assert challenge.server_seed not in board
+    assert "/review/" not in board and "perfect player" not in board
+    for box in ("Ones", "Full House", "Choice", "Sixes"):
+        assert box not in board
+    snap = game_snapshot(ana)
+    assert snap["status"] == "finished" and snap["seed"] is None
+    assert client.get(f"/en/g/{ana.token}/verify.json").status_code == 403
+    table = client.get(f"/en/g/{ana.token}/").content.decode()
+    assert challenge.server_seed not in table and "Check the dice" not in table
+    assert bo.status == Game.Status.PLAYING
+
+
+def test_once_the_day_is_over_the_board_ranks_with_losses_reviews_and_the_perfect_player(client):
+    ana = play_to_the_end(daily.daily_enter(guest_id="ana", name="Ana"), "ana")
+    bo = play_to_the_end(daily.daily_enter(guest_id="bo", name="Bo"), "bo", tuple(reversed(BOXES)))
+    cy = daily.daily_enter(guest_id="cy", name="Cy")
+    day = daily.today()
+    challenge = DailyChallenge.objects.get(day=day)
+    later = daily.timezone.now() + timedelta(days=1)
+    with mock.patch("games.daily.timezone.now", return_value=later):
+        board = client.get(f"/en/daily/{day.isoformat()}/").content.decode()
+        with pytest.raises(GameError) as refused:
+            services.game_roll(token=cy.token, guest_id="cy", version=cy.version)
+        assert refused.value.code == "daily_over"
+        assert client.get(f"/en/g/{ana.token}/verify.json").json()["seed"] == (
+            challenge.server_seed
+        )
+    challenge.refresh_from_db()
+    from games.solver.reference import perfect_score
+
+    assert challenge.perfect_score == perfect_score("yacht", bytes.fromhex(challenge.server_seed))
+    assert f"The perfect player scored {challenge.perfect_score}" in board
+    assert challenge.server_seed in board
+    assert f"/en/g/{ana.token}/review/" in board and f"/en/g/{bo.token}/review/" in board
+    totals = {g.token: game_snapshot(g)["seats"][0]["total"] for g in (ana, bo)}
+    order = [m.group(1) for m in re.finditer(r"/en/g/([\w-]+)/review/", board)]
+    assert order == sorted(totals, key=lambda t: -totals[t])
+    for game in (ana, bo):
+        assert Player.objects.get(game=game).lost_to_optimal is not None
+
+
+def test_earlier_boards_stay_readable_and_future_ones_do_not_exist(client):
+    old = date(2026, 1, 2)
+    DailyChallenge.objects.create(day=old, server_seed="00" * 32, seed_commitment="ab" * 32)
+    page = client.get("/en/daily/").content.decode()
+    assert f"/en/daily/{old.isoformat()}/" in page
+    board = client.get(f"/en/daily/{old.isoformat()}/")
+    assert board.status_code == 200 and "00" * 32 in board.content.decode()
+    tomorrow = (daily.today() + timedelta(days=1)).isoformat()
+    assert client.get(f"/en/daily/{tomorrow}/").status_code == 404
+    assert client.get("/en/daily/not-a-day/").status_code == 404
+    # A day nobody opened is never made afterwards.
+    assert daily.daily_challenge(date(2026, 1, 3)) is None
+
+
+def test_the_home_page_leads_to_the_daily_challenge(client):
+    assert "/en/daily/" in client.get("/en/").content.decode()
+
+
+def test_a_stranger_sees_nothing_of_a_daily_entry_and_its_review_waits_for_the_day(client):
+    ana = daily.daily_enter(guest_id="ana", name="Ana")
+    ana = play_to_the_end(ana, "ana", ("choice",))
+    as_guest(client, "someone")
+    page = client.get(f"/en/g/{ana.token}/").content.decode()
+    assert "Round 1, side by side" not in page
+    assert re.search(r'<td class="total[^"]*">0</td>', page), "a stranger saw a total"
+    ana = play_to_the_end(ana, "ana", tuple(b for b in BOXES if b != "choice"))
+    assert ana.status == Game.Status.FINISHED
+    assert client.get(f"/en/g/{ana.token}/review/").status_code == 404
+    snap = game_snapshot(ana)
+    watched = table_message(snap, None, "en")
+    assert all(s["boxes"] == {} for s in watched["state"]["seats"])
+    assert watched["state"]["duplicate"]["results"] == []
+    assert table_message(snap, 0, "en")["state"]["seats"][0]["boxes"]
+    as_guest(client, "ana")
+    assert client.get(f"/en/g/{ana.token}/review/").status_code == 200
+    later = daily.timezone.now() + timedelta(days=1)
+    client.cookies.clear()
+    with mock.patch("games.daily.timezone.now", return_value=later):
+        assert client.get(f"/en/g/{ana.token}/review/").status_code == 200
