@@ -35,12 +35,12 @@ def test_my_games_lists_lobby_games_in_play_with_my_turn_marked_and_finished_wit
     my_turn = factories.started_game(2)
     their_turn = factories.play_turns(factories.started_game(2), 1)
     done = finished(2)
-    strangers = finished(2, guests=("xi", "yu"))
+    strangers = finished(2, guests=("xi.stranger", "yu.stranger"))
     html = as_guest(client, "bo").get("/en/my/games/").content.decode()
 
     for game in (lobby, my_turn, their_turn, done):
         assert f"/en/g/{game.token}/" in html
-    assert f"/en/g/{strangers.token}/" not in html and "Xi" not in html
+    assert f"/en/g/{strangers.token}/" not in html and "Xi.Stranger" not in html
     assert "Waiting in the lobby: 2 of 3 seats taken" in html
     # Bo's turn in one game only: Ana moved first in the other.
     assert html.count("Your turn") == 1
@@ -69,7 +69,7 @@ def test_the_home_page_and_the_header_lead_to_my_games_and_an_unfinished_game(cl
 def test_my_stats_sum_up_finished_games_per_rule_set_with_a_chart(client):
     games = [finished(2, seed=s) for s in (1, 2, 3)]
     solo = finished(1, ruleset="yacht_bonus", seed=9)
-    finished(2, guests=("xi", "yu"), seed=4)
+    finished(2, guests=("xi.stranger", "yu.stranger"), seed=4)
     factories.started_game(2)  # unfinished: not counted
     response = as_guest(client, "ana").get("/it/my/stats/")
     html = response.content.decode()
@@ -99,7 +99,7 @@ def test_my_stats_sum_up_finished_games_per_rule_set_with_a_chart(client):
     assert f"<dt>Vittorie</dt><dd>{wins}</dd>" in yacht_part
     # A solitaire is a game played, not a game won.
     assert "<dt>Vittorie</dt><dd>0</dd>" in html[bonus:]
-    assert "Xi" not in html
+    assert "Xi.Stranger" not in html
 
 
 def test_my_stats_say_so_when_there_is_nothing_finished(client):
