@@ -95,10 +95,22 @@ class Guest:
         )
 
 
-def choose_action(state: dict[str, Any], version: int) -> dict[str, Any]:
-    """What the scripted player sends on its turn: one roll, then the best box."""
+def choose_action(state: dict[str, Any], version: int, *, holds: bool = False) -> dict[str, Any]:
+    """What the scripted player sends on its turn: one roll, then the best box.
+
+    With ``holds``, as a person plays: after the first roll it holds the
+    dice of its most common face (a ``hold`` of its own, which everyone
+    sees), rolls the rest, then scores.
+    """
     if state["rolls_used"] == 0:
         return {"action": "roll", "version": version, "hold": []}
+    if holds and state["rolls_used"] == 1:
+        dice: list[int] = state["dice"]
+        face = max(set(dice), key=lambda f: (dice.count(f), f))
+        keep = [i for i, d in enumerate(dice) if d == face]
+        if sorted(state["held"]) != keep:
+            return {"action": "hold", "version": version, "dice": keep}
+        return {"action": "roll", "version": version}
     preview: dict[str, int] = state["preview"]
     best = max(preview, key=lambda key: preview[key]) if preview else state["categories"][0]
     return {"action": "score", "version": version, "category": best}
@@ -193,7 +205,7 @@ async def play_seat(
             await everyone_here.wait()
             action = {"action": "start", "version": version}
         elif state["status"] == "playing" and state["current_seat"] == seat:
-            action = choose_action(state, version)
+            action = choose_action(state, version, holds=think is not None)
             if think is not None:
                 # Only the mover's socket waits: nothing else comes to it
                 # until it acts, so the pause reads no push late.

@@ -24,7 +24,8 @@ mid-game), counted, never dropped.
 
 Then, human-paced and open loop: for each N of a ramp (100, 200, 300, 400
 games by default), the same two-player games with each player acting 1-3 s
-(uniformly) after the push that makes it its turn, as a person does; the
+(uniformly) after the push that makes it its turn, as a person does (roll,
+hold the most common face, roll again, score: holds are actions); the
 ramp stops at the first N whose p99 passes 150 ms or that loses, times out
 or errs anything, and the report says the most games the run held.
 
