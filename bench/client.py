@@ -203,6 +203,10 @@ async def play_seat(
             # Start only once every player's socket is open, or the others
             # would miss the start push (as a real host waits for friends).
             await everyone_here.wait()
+            if think is not None:
+                # People do not all press Start in the same instant: an open
+                # loop whose games all start at once measures that burst.
+                await asyncio.sleep(random.uniform(0, think[1]))
             action = {"action": "start", "version": version}
         elif state["status"] == "playing" and state["current_seat"] == seat:
             action = choose_action(state, version, holds=think is not None)
