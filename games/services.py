@@ -418,6 +418,46 @@ def _act(
         _play(game, players, seat, action, rng, state)
 
 
+_LAST_OF: dict[str, LastKind] = {
+    Move.Kind.ROLL: "roll",
+    Move.Kind.HOLD: "hold",
+    Move.Kind.SCORE: "score",
+}
+
+
+def _log_move(
+    game: Game,
+    seat: Player,
+    action: rules.Action,
+    *,
+    dice_before: Sequence[int],
+    hand_after: tuple[Sequence[int], Collection[int]],
+    cards: tuple[rules.Scorecard, rules.Scorecard],
+) -> Last:
+    """Write ``seat``'s action to the move log (a score also to its card)
+    as the next version, and say what it was for the push. ``hand_after``
+    is the seat's dice and holds after it, ``cards`` its card before and
+    after."""
+    move = Move(game=game, player=seat, version=game.version + 1)
+    if isinstance(action, rules.Roll | rules.Hold):
+        move.kind = Move.Kind.ROLL if isinstance(action, rules.Roll) else Move.Kind.HOLD
+        move.dice = list(hand_after[0])
+        move.held = sorted(hand_after[1])
+    else:
+        before, after = cards
+        points = after.boxes[action.category]
+        bonus = after.extra_bonus - before.extra_bonus
+        ScoreEntry.objects.create(
+            player=seat, category=action.category, points=points, extra_bonus=bonus
+        )
+        move.kind = Move.Kind.SCORE
+        move.dice = list(dice_before)
+        move.category = action.category
+        move.points = points + bonus
+    move.save()
+    return last_action(_LAST_OF[move.kind], seat.order, move)
+
+
 def _play(
     game: Game,
     players: Sequence[Player],
@@ -432,29 +472,14 @@ def _play(
         action = rules.Roll(before.held)
     dice = rng if rng is not None else _dice_for(game, action)
     after = rules.apply(before, seat.order, action, dice)
-    move = Move(game=game, player=seat, version=game.version + 1)
-    if isinstance(action, rules.Roll | rules.Hold):
-        move.kind = Move.Kind.ROLL if isinstance(action, rules.Roll) else Move.Kind.HOLD
-        move.held = sorted(after.held)
-        move.dice = list(after.dice)
-    else:
-        card = after.cards[seat.order]
-        points = card.boxes[action.category]
-        bonus = card.extra_bonus - before.cards[seat.order].extra_bonus
-        ScoreEntry.objects.create(
-            player=seat, category=action.category, points=points, extra_bonus=bonus
-        )
-        move.kind = Move.Kind.SCORE
-        move.dice = list(before.dice)
-        move.category = action.category
-        move.points = points + bonus
-    move.save()
-    kinds: dict[str, LastKind] = {
-        Move.Kind.ROLL: "roll",
-        Move.Kind.HOLD: "hold",
-        Move.Kind.SCORE: "score",
-    }
-    last = last_action(kinds[move.kind], seat.order, move)
+    last = _log_move(
+        game,
+        seat,
+        action,
+        dice_before=before.dice,
+        hand_after=(after.dice, after.held),
+        cards=(before.cards[seat.order], after.cards[seat.order]),
+    )
     game.current_seat = after.current
     game.dice = list(after.dice)
     game.held = sorted(after.held)
@@ -496,34 +521,19 @@ def _play_duplicate(
         seed = bytes.fromhex(game.server_seed)
         rng = fairness.DuplicateDice(seed, before.round, before.roll_number(seat.order), hold)
     after = rules.duplicate.apply(before, seat.order, action, rng)
-    move = Move(game=game, player=seat, version=game.version + 1)
     hand = after.hands[seat.order]
-    if isinstance(action, rules.Roll | rules.Hold):
-        move.kind = Move.Kind.ROLL if isinstance(action, rules.Roll) else Move.Kind.HOLD
-        move.held = sorted(hand.held)
-        move.dice = list(hand.dice)
-    else:
-        card = after.cards[seat.order]
-        points = card.boxes[action.category]
-        bonus = card.extra_bonus - before.cards[seat.order].extra_bonus
-        ScoreEntry.objects.create(
-            player=seat, category=action.category, points=points, extra_bonus=bonus
-        )
-        move.kind = Move.Kind.SCORE
-        move.dice = list(before.hands[seat.order].dice)
-        move.category = action.category
-        move.points = points + bonus
-    move.save()
+    last = _log_move(
+        game,
+        seat,
+        action,
+        dice_before=before.hands[seat.order].dice,
+        hand_after=(hand.dice, hand.held),
+        cards=(before.cards[seat.order], after.cards[seat.order]),
+    )
     seat.dice = list(hand.dice)
     seat.held = sorted(hand.held)
     seat.rolls_used = hand.rolls
     seat.save(update_fields=["dice", "held", "rolls_used"])
-    kinds: dict[str, LastKind] = {
-        Move.Kind.ROLL: "roll",
-        Move.Kind.HOLD: "hold",
-        Move.Kind.SCORE: "score",
-    }
-    last = last_action(kinds[move.kind], seat.order, move)
     fields: list[str] = []
     if after.finished:
         game.status = Game.Status.FINISHED
