@@ -25,7 +25,7 @@ from games.labels import RULESET_NAMES
 from games.live import live
 from games.messages import error_message
 from games.models import Game
-from games.rendering import chat_panel_context, review_rows, table_context
+from games.rendering import chat_panel_context, review_rows, table_context, table_html
 from games.rules import RULESETS, GameError, get_ruleset
 from games.selectors import (
     game_by_token,
@@ -127,6 +127,8 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
     can_join = (
         seat is None and game.status == Game.Status.LOBBY and len(snap["seats"]) < game.seat_count
     )
+    # A duplicate round shows this viewer only what is theirs to see.
+    table = table_context(seen_by(snap, me), me)
     context = {
         "game": game,
         # No language in the link: each friend who opens it lands in their own.
@@ -135,8 +137,8 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
         "join_form": JoinForm() if can_join else None,
         "language": get_language(),
         "server_now": time.time(),
-        # A duplicate round shows this viewer only what is theirs to see.
-        **table_context(seen_by(snap, me), me),
+        **table,
+        "table_html": table_html(table),
         **chat_panel_context(snap, me, game_chat_lines(game.token)),
     }
     return render(request, "games/game.html", context)

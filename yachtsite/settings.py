@@ -77,6 +77,12 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # The table partial only (games/jinja2/): see yachtsite/jinja2.py.
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "APP_DIRS": True,
+        "OPTIONS": {"environment": "yachtsite.jinja2.environment"},
+    },
 ]
 
 SQLITE_PATH = env.path("YACHT_SQLITE_PATH", default=BASE_DIR / "var" / "yacht.sqlite3")
