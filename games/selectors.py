@@ -3,6 +3,7 @@ that pages and pushes are rendered from."""
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -246,9 +247,13 @@ def game_state(game: Game, players: Sequence[Player]) -> rules.GameState:
     for player_id, category, points, bonus in entries:
         boxes[player_id][category] = points
         extra[player_id] += bonus
+    return _state_of(game, tuple(rules.Scorecard(boxes[p.pk], extra[p.pk]) for p in players))
+
+
+def _state_of(game: Game, cards: tuple[rules.Scorecard, ...]) -> rules.GameState:
     return rules.GameState(
         ruleset_key=game.ruleset,
-        cards=tuple(rules.Scorecard(boxes[p.pk], extra[p.pk]) for p in players),
+        cards=cards,
         current=game.current_seat,
         dice=tuple(game.dice),
         held=frozenset(game.held),
@@ -528,6 +533,77 @@ class RecentSnapshots:
 
 
 recent = RecentSnapshots()
+
+
+Cards = tuple[rules.Scorecard, ...]
+
+
+class CommittedSeats:
+    """The seats and scorecards of each game's latest version this process
+    committed or read under the game's lock, by game and version.
+
+    A move locks the game's row, which says its version; when this process
+    holds that version's seats and cards (it committed the move before, as
+    it does for every move of a game whose players it serves), the move
+    needs neither the seats nor the scores read again: one ``SELECT … FOR
+    UPDATE``, the move log's insert and the game's update. Another process's
+    commit moves the version on, and the next move here reads it all. Seats
+    are handed out as copies: a move that changes one and then rolls back
+    must not leave its change here.
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._known: OrderedDict[str, tuple[int, list[Player], Cards]] = OrderedDict()
+
+    def remember(
+        self,
+        token: str,
+        version: int,
+        players: Sequence[Player],
+        cards: tuple[rules.Scorecard, ...],
+    ) -> None:
+        kept = [copy.copy(p) for p in players]
+        with self._lock:
+            known = self._known.get(token)
+            if known is None or known[0] < version:
+                self._known[token] = (version, kept, cards)
+                self._known.move_to_end(token)
+                if len(self._known) > self.size:
+                    self._known.popitem(last=False)
+
+    def get(
+        self, token: str, version: int
+    ) -> tuple[list[Player], tuple[rules.Scorecard, ...]] | None:
+        with self._lock:
+            known = self._known.get(token)
+            if known is None or known[0] != version:
+                return None
+            self._known.move_to_end(token)
+            return [copy.copy(p) for p in known[1]], known[2]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._known.clear()
+
+
+committed_seats = CommittedSeats()
+
+
+def locked_game_seats(game: Game) -> tuple[list[Player], rules.GameState | None]:
+    """The seats and rules state of ``game``, whose row the caller holds
+    locked, from ``committed_seats`` when it knows this version."""
+    if game.status == Game.Status.LOBBY:
+        return game_players(game), None
+    known = committed_seats.get(game.token, game.version)
+    if known is not None:
+        players, cards = known
+        return players, _state_of(game, cards)
+    players = game_players(game)
+    state = game_state(game, players)
+    committed_seats.remember(game.token, game.version, players, state.cards)
+    return players, state
 
 
 def game_viewed_by(token: str, guest_id: str | None) -> tuple[Snapshot, int | None] | None:

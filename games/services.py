@@ -37,11 +37,13 @@ from games.selectors import (
     Last,
     LastKind,
     chat_line,
+    committed_seats,
     duplicate_state,
     game_by_token,
     game_players,
     game_state,
     last_action,
+    locked_game_seats,
     rules_table,
     seat_among,
     snapshot,
@@ -89,6 +91,13 @@ def _commit(
     _wind_clock(game, players, new_turn=new_turn, state=state)
     game.save(update_fields=[*fields, "version", "acted_at", "turn_deadline"])
     snap = snapshot(game, players, state, last)
+    if state is not None:
+        # The next move of this game here starts from these seats and cards.
+        transaction.on_commit(
+            functools.partial(
+                committed_seats.remember, game.token, game.version, players, state.cards
+            )
+        )
     transaction.on_commit(functools.partial(live.committed, snap))
 
 
@@ -373,10 +382,10 @@ def game_act(
     """
     with transaction.atomic():
         game = _locked(token)
-        players = game_players(game)
+        players, state = locked_game_seats(game)
         timed_out = _time_up(game, players)
         if not timed_out:
-            _act(game, players, guest_id, version, action, rng)
+            _act(game, players, state, guest_id, version, action, rng)
     if timed_out:
         mine = any(seat.guest_id == guest_id for seat in timed_out)
         raise GameError("time_up" if mine else "stale_version")
@@ -386,6 +395,7 @@ def game_act(
 def _act(
     game: Game,
     players: Sequence[Player],
+    state: rules.GameState | None,
     guest_id: str,
     version: int,
     action: rules.Action,
@@ -398,7 +408,6 @@ def _act(
         # could then know every die to come.
         if game.daily is not None and is_over(game.daily.day):
             raise GameError("daily_over")
-    state = _state(game, players)
     kind: rules.ActionName = (
         "roll"
         if isinstance(action, rules.Roll)

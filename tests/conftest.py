@@ -55,10 +55,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(autouse=True)
 def forget_snapshots() -> None:
     """Tokens and versions repeat across tests whose database was emptied in
-    between: no test may be shown another's snapshot."""
-    from games.selectors import recent
+    between: no test may be shown another's snapshot, or play from its seats."""
+    from games.selectors import committed_seats, recent
 
     recent.clear()
+    committed_seats.clear()
 
 
 @pytest.fixture(autouse=True)
