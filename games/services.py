@@ -583,8 +583,8 @@ def game_bot_step(*, token: str, version: int) -> Game:
             raise GameError("game_over" if game.status == Game.Status.FINISHED else "not_started")
         if version != game.version:
             raise GameError("stale_version")
-        players = game_players(game)
-        state = game_state(game, players)
+        players, state = locked_game_seats(game)
+        assert state is not None
         if game.duplicate:
             dup = duplicate_state(game, players, state)
             bot = next((p for p in players if p.bot and dup.view(p.order) is not None), None)
