@@ -43,6 +43,7 @@ from games.selectors import (
     game_players,
     game_state,
     last_action,
+    lock_game,
     locked_game_seats,
     rules_table,
     seat_among,
@@ -54,7 +55,7 @@ _unseeded_dice = secrets.SystemRandom()
 
 
 def _locked(token: str) -> Game:
-    game = Game.objects.select_for_update().filter(token=token).first()
+    game = lock_game(token)
     if game is None:
         raise GameError("no_such_game")
     return game

@@ -1,0 +1,88 @@
+"""What a move reads: the game's row through the precompiled lock statement,
+and its seats and cards from this process's last commit when the version
+says they are still the game's."""
+
+import pytest
+from django.db import connection, transaction
+from django.db.models import F
+
+from games import services
+from games.live import live
+from games.models import Game, Player
+from games.rules import GameError, Roll, Score
+from games.selectors import committed_seats, game_players, game_state, lock_game
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_lock_statement_reads_the_game_the_orm_reads():
+    game = factories.rolled_game(3, ruleset="classic13", hints=True)
+    with transaction.atomic():
+        locked = lock_game(game.token)
+        assert lock_game("no-such-game") is None
+    assert locked is not None
+    read = Game.objects.get(token=game.token)
+    for field in Game._meta.concrete_fields:
+        assert getattr(locked, field.attname) == getattr(read, field.attname), field.name
+    assert locked.dice and locked.started_at is not None
+    # Saved back as a row read by the ORM would be.
+    locked.rolls_used = 2
+    locked.save(update_fields=["rolls_used"])
+    assert Game.objects.get(pk=game.pk).rolls_used == 2
+
+
+def test_the_lock_statement_locks_the_row_where_the_database_can():
+    game = factories.started_game()
+    with transaction.atomic():
+        lock_game(game.token)
+        (sql, *_rest) = lock_game._compiled[transaction.get_connection()]
+    assert ("FOR UPDATE" in sql) == connection.features.has_select_for_update
+
+
+def test_a_version_committed_elsewhere_is_read_again_not_taken_from_memory(
+    django_capture_on_commit_callbacks,
+):
+    game = factories.started_game()
+    with django_capture_on_commit_callbacks(execute=True):
+        game = services.game_act(
+            token=game.token, guest_id="ana", version=game.version, action=Roll()
+        )
+    assert committed_seats.get(game.token, game.version) is not None
+    # Another process renames the second seat and commits its own version.
+    Player.objects.filter(game=game, order=1).update(name="Zed")
+    Game.objects.filter(pk=game.pk).update(version=F("version") + 1)
+    game.refresh_from_db()
+    assert committed_seats.get(game.token, game.version) is None
+    pushed = []
+    live.after_commit.insert(0, pushed.append)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            services.game_act(
+                token=game.token, guest_id="ana", version=game.version, action=Score("choice")
+            )
+    finally:
+        live.after_commit.remove(pushed.append)
+    assert [seat["name"] for seat in pushed[-1]["seats"]] == ["Ana", "Zed"]
+    known = committed_seats.get(game.token, game.version + 1)
+    assert known is not None and known[0][1].name == "Zed"
+
+
+def test_a_refused_move_leaves_the_remembered_seats_as_they_were_committed():
+    game = factories.started_game()
+    game = factories.play_turn(game)  # Ana fills a box
+    game = factories.play_turn(game)  # and Bo
+    box = next(iter(game_state(game, game_players(game)).cards[0].boxes))
+    game = services.game_act(token=game.token, guest_id="ana", version=game.version, action=Roll())
+    # Mid-turn, another process hands Ana's seat to a bot and commits.
+    Player.objects.filter(game=game, order=0).update(bot="solid")
+    Game.objects.filter(pk=game.pk).update(version=F("version") + 1)
+    game.refresh_from_db()
+    # Ana scores a box she filled: acting takes her seat back, then the
+    # rules refuse the box, and the whole move rolls back.
+    with pytest.raises(GameError) as refused:
+        services.game_act(token=game.token, guest_id="ana", version=game.version, action=Score(box))
+    assert refused.value.code == "category_filled"
+    assert Player.objects.get(game=game, order=0).bot == "solid"
+    known = committed_seats.get(game.token, game.version)
+    assert known is not None and known[0][0].bot == "solid"
