@@ -2,6 +2,8 @@
 and its seats and cards from this process's last commit when the version
 says they are still the game's."""
 
+from typing import Any
+
 import pytest
 from django.db import connection, transaction
 from django.db.models import F
@@ -54,7 +56,7 @@ def test_a_version_committed_elsewhere_is_read_again_not_taken_from_memory(
     Game.objects.filter(pk=game.pk).update(version=F("version") + 1)
     game.refresh_from_db()
     assert committed_seats.get(game.token, game.version) is None
-    pushed = []
+    pushed: list[dict[str, Any]] = []
     live.after_commit.insert(0, pushed.append)
     try:
         with django_capture_on_commit_callbacks(execute=True):
