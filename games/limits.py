@@ -128,9 +128,14 @@ def _complain() -> None:
 
 
 async def _ahit(name: str, who: str, window: int) -> float:
-    key, previous, into = _windows(name, who, window)
+    return (await _ahits([(name, who)], window))[0]
+
+
+async def _ahits(counted: list[tuple[str, str]], window: int) -> list[float]:
+    """Count one hit on each (name, who), in one Redis round trip."""
+    keys = [_windows(name, who, window) for name, who in counted]
     if not settings.REDIS_URL:
-        return _estimate(*_local.incr(key, previous), into)
+        return [_estimate(*_local.incr(key, previous), into) for key, previous, into in keys]
     clients = _async_clients.setdefault(asyncio.get_running_loop(), {})
     client = clients.get(settings.REDIS_URL)
     if client is None:
@@ -139,14 +144,18 @@ async def _ahit(name: str, who: str, window: int) -> float:
         )
     try:
         async with client.pipeline(transaction=False) as pipe:
-            pipe.incr(key)
-            pipe.expire(key, 2 * window)
-            pipe.get(previous)
-            count, _, before = await pipe.execute()
-        return _estimate(int(count), int(before or 0), into)
+            for key, previous, _ in keys:
+                pipe.incr(key)
+                pipe.expire(key, 2 * window)
+                pipe.get(previous)
+            replies = await pipe.execute()
+        return [
+            _estimate(int(replies[3 * n]), int(replies[3 * n + 2] or 0), into)
+            for n, (_, _, into) in enumerate(keys)
+        ]
     except (RedisError, OSError):
         _complain()
-        return _estimate(*_local.incr(key, previous), into)
+        return [_estimate(*_local.incr(key, previous), into) for key, previous, into in keys]
 
 
 def _hit(name: str, who: str, window: int) -> float:
@@ -175,15 +184,20 @@ MESSAGE_WINDOW = 10
 
 async def message_allowed(*, address: str, guest: str) -> bool:
     """Count one socket message of this client across all its sockets and
-    processes; False once its session or its address is over the limit."""
-    if guest and (
-        await _ahit("msg-guest", guest, MESSAGE_WINDOW) > settings.YACHT_MESSAGES_PER_SESSION
-    ):
-        return False
+    processes; False once its session or its address is over the limit.
+    Both counts travel in one Redis round trip: every message pays it."""
+    counted = [("msg-guest", guest)] if guest else []
     # Only in-process test clients have no address.
-    if not address:
+    if address:
+        counted.append(("msg-addr", address))
+    if not counted:
         return True
-    return await _ahit("msg-addr", address, MESSAGE_WINDOW) <= settings.YACHT_MESSAGES_PER_ADDRESS
+    counts = await _ahits(counted, MESSAGE_WINDOW)
+    caps = {
+        "msg-guest": settings.YACHT_MESSAGES_PER_SESSION,
+        "msg-addr": settings.YACHT_MESSAGES_PER_ADDRESS,
+    }
+    return all(count <= caps[name] for (name, _), count in zip(counted, counts, strict=True))
 
 
 async def connect_allowed(*, address: str) -> bool:
