@@ -140,6 +140,14 @@ class GameLog:
                 out.append(max(arrivals.values()) - t0)
         return out
 
+    def completions(self, since: float = 0.0, until: float = float("inf")) -> list[float]:
+        """When the last socket had the push of each action sent in [since, until]."""
+        return [
+            max(arrivals.values())
+            for version, t0 in self.sent.items()
+            if since <= t0 <= until and len(arrivals := self.arrived.get(version, {})) == self.seats
+        ]
+
     def missing(self, until: float = float("inf")) -> int:
         """Actions sent by ``until`` whose push some socket never got."""
         return sum(
