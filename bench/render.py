@@ -6,9 +6,9 @@ Every accepted action is rendered once per socket watching the game, so this
 is the part of a push's server cost that grows with the audience. The table is
 a mid-game Classic 13 game of two players (the most rows, both bonus lines)
 with a roll on the table, shown to each player and to a spectator, in English
-and Spanish. The floor is a one-variable template through the same engine and
-``translation.override`` in the same run, so the ratio says what the table
-itself costs, whatever the machine. No database: the game is built from unsaved
+and Spanish. The floor is a one-variable template through the same engine
+(Jinja, as the table's partial is) and ``translation.override`` in the same
+run, so the ratio says what the table itself costs, whatever the machine. No database: the game is built from unsaved
 rows and the pure rules engine.
 """
 
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> None:
         for me, lang in viewers:
             table_message(snap, me, lang)
 
-    trivial = engines["django"].from_string("<p>{{ version }}</p>")
+    trivial = engines["jinja2"].from_string("<p>{{ version }}</p>")
 
     def floor() -> None:
         for _me, lang in viewers:
