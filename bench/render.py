@@ -8,8 +8,8 @@ a mid-game Classic 13 game of two players (the most rows, both bonus lines)
 with a roll on the table, shown to each player and to a spectator, in English
 and Spanish. The floor is a one-variable template through the same engine
 (Jinja, as the table's partial is) and ``translation.override`` in the same
-run, so the ratio says what the table itself costs, whatever the machine. No database: the game is built from unsaved
-rows and the pure rules engine.
+run, so the ratio says what the table itself costs, whatever the machine. No
+database: the game is built from unsaved rows and the pure rules engine.
 """
 
 from __future__ import annotations
