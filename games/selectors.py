@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
@@ -539,32 +538,31 @@ class RecentSnapshots:
 recent = RecentSnapshots()
 
 
-class _LockStatement:
+class _LockStatement(threading.local):
     """``SELECT … FOR UPDATE`` of one game by its token, compiled once per
-    database connection and run straight on its cursor.
+    thread (each thread has its own database connection) and run straight on
+    its cursor.
 
     Every move starts with it. Compiling the same ORM query again each time
     (two dozen columns, the model's ordering, the lock clause) cost a move
     more CPU than the rest of its statements together; the row read back
     goes through the same converters and ``from_db`` as the ORM's own read.
+    Kept per thread, the compiled statement goes away with its thread and
+    connection (a request's thread under ASGI), never outliving them.
     """
 
-    def __init__(self) -> None:
-        self._compiled: weakref.WeakKeyDictionary[
-            BaseDatabaseWrapper, tuple[str, list[str], SQLCompiler, dict[int, Any]]
-        ] = weakref.WeakKeyDictionary()
+    compiled: tuple[BaseDatabaseWrapper, str, list[str], SQLCompiler, dict[int, Any]] | None = None
 
     def __call__(self, token: str) -> Game | None:
         connection = transaction.get_connection()
-        compiled = self._compiled.get(connection)
-        if compiled is None:
+        if self.compiled is None or self.compiled[0] is not connection:
             query = Game.objects.select_for_update().filter(token=token)[:1].query
             compiler = query.get_compiler(connection=connection)
             sql, _ = compiler.as_sql()
             columns = [column.target.attname for column, _, _ in compiler.select]
             converters = compiler.get_converters([column for column, _, _ in compiler.select])
-            compiled = self._compiled[connection] = (sql, columns, compiler, converters)
-        sql, columns, compiler, converters = compiled
+            self.compiled = (connection, sql, columns, compiler, converters)
+        _, sql, columns, compiler, converters = self.compiled
         with connection.cursor() as cursor:
             cursor.execute(sql, [token])
             row = cursor.fetchone()
@@ -600,13 +598,7 @@ class CommittedSeats:
         self._lock = threading.Lock()
         self._known: OrderedDict[str, tuple[int, list[Player], Cards]] = OrderedDict()
 
-    def remember(
-        self,
-        token: str,
-        version: int,
-        players: Sequence[Player],
-        cards: tuple[rules.Scorecard, ...],
-    ) -> None:
+    def remember(self, token: str, version: int, players: Sequence[Player], cards: Cards) -> None:
         kept = [copy.copy(p) for p in players]
         with self._lock:
             known = self._known.get(token)
@@ -616,9 +608,7 @@ class CommittedSeats:
                 if len(self._known) > self.size:
                     self._known.popitem(last=False)
 
-    def get(
-        self, token: str, version: int
-    ) -> tuple[list[Player], tuple[rules.Scorecard, ...]] | None:
+    def get(self, token: str, version: int) -> tuple[list[Player], Cards] | None:
         with self._lock:
             known = self._known.get(token)
             if known is None or known[0] != version:

@@ -38,7 +38,8 @@ def test_the_lock_statement_locks_the_row_where_the_database_can():
     game = factories.started_game()
     with transaction.atomic():
         lock_game(game.token)
-        (sql, *_rest) = lock_game._compiled[transaction.get_connection()]
+        assert lock_game.compiled is not None
+        sql = lock_game.compiled[1]
     assert ("FOR UPDATE" in sql) == connection.features.has_select_for_update
 
 
