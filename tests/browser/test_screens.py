@@ -12,6 +12,8 @@ import pytest
 from playwright.sync_api import Page
 
 from games import services
+from games.models import Game
+from games.selectors import duplicate_state, game_players, game_state
 from tests.browser import setups
 from tests.live import ROOT
 
@@ -66,3 +68,34 @@ def test_screens_of_the_advisor_beside_the_dice(new_page):
         page.get_by_role("button", name="Hint").click()
         page.locator("[data-hint] .advice").wait_for(timeout=60_000)
         page.screenshot(path=str(SCREENS / f"advisor-4p-{size}.png"))
+
+
+def test_screens_of_a_duplicate_round_on_the_clock(new_page):
+    # The duplicate panel and the clock are parts of the table partial that
+    # the other screens never show.
+    page = new_page()
+    page.goto("/en/")
+    page.get_by_label("Your name").fill("Ana")
+    page.get_by_label("Seats").select_option("3")
+    page.get_by_label("Turn clock").select_option("60")
+    page.get_by_label("Duplicate: everyone plays the same dice at once").check()
+    page.get_by_role("button", name="Start a game").click()
+    token = page.url.rstrip("/").rsplit("/", 1)[-1]
+    game = Game.objects.get(token=token)
+    seated = setups.fill(game, 3)
+    services.game_start(token=token, guest_id=seated[0])
+    for guest in seated[1:]:
+        # Bo and Cy play round 1 (roll, then their best box); Ana is to roll.
+        game.refresh_from_db()
+        services.game_roll(token=token, guest_id=guest, version=game.version)
+        game.refresh_from_db()
+        players = game_players(game)
+        seat = next(p for p in players if p.guest_id == guest)
+        view = duplicate_state(game, players, game_state(game, players)).view(seat.order)
+        assert view is not None
+        services.game_score(
+            token=token, guest_id=guest, version=game.version, category=view.allowed_boxes()[0]
+        )
+    game.refresh_from_db()
+    services.game_roll(token=token, guest_id=seated[0], version=game.version)
+    _shoot(page, "duplicate-clock")
