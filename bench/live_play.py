@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.live_play            # a few seconds per step
     .venv/bin/python -m bench.live_play --quick    # shorter, fewer idle sockets
     .venv/bin/python -m bench.live_play --games 1,50 --human 100,200,400 --profiles postgres+redis
+    .venv/bin/python -m bench.live_play --profiles postgres+redis --processes 2 --proxy
 
 For each profile (PostgreSQL + Redis, then embedded SQLite + in-memory layer)
 and each N (1, 50, 200 concurrent games of two scripted players), it starts
@@ -28,6 +29,10 @@ games by default), the same two-player games with each player acting 1-3 s
 hold the most common face, roll again, score: holds are actions); the
 ramp stops at the first N whose p99 passes 150 ms or that loses, times out
 or errs anything, and the report says the most games the run held.
+With ``--processes 2`` the PostgreSQL + Redis profile runs two daphne
+processes; players alternate between them, or with ``--proxy`` every browser
+goes through nginx with deploy/nginx.conf (its CPU reported beside daphne's)
+and nginx picks the process, as in production.
 
 Then RSS per idle socket with 2,000 sockets on one process,
 and a cProfile of the server's work for one update (the service call, then
@@ -60,7 +65,7 @@ if TYPE_CHECKING:
     from games.selectors import Snapshot
 
 from bench.client import LOAD_TEST_LIMITS, GameLog, Guest, play_seat
-from scripts.run_cluster import ROOT, Cluster
+from scripts.run_cluster import ROOT, Cluster, free_port
 
 PROFILES: dict[str, dict[str, str]] = {
     "postgres+redis": {
@@ -144,6 +149,8 @@ class Step:
     server: str  # "yacht", "floor", or "human" (yacht, human-paced)
     games: int
     seconds: float
+    processes: int = 1
+    proxy: bool = False
     actions: int = 0
     actions_per_s: float = 0.0
     p50_ms: float = 0.0
@@ -160,6 +167,8 @@ class Step:
     daphne_peak_rss_mb: float = 0.0
     postgres_cores: float = 0.0
     redis_cores: float = 0.0
+    # nginx in front of the processes (--proxy), master and workers.
+    proxy_cores: float = 0.0
     loadgen_cores: float = 0.0
     mean_push_chars: float = 0.0
     error_codes: dict[str, int] = field(default_factory=dict)
@@ -294,12 +303,17 @@ def measure(
     processes: int,
     push_chars: float,
     think: tuple[float, float] | None = None,
+    proxy: bool = False,
 ) -> Step:
     env = PROFILES[profile]
     cluster = Cluster(
         processes=processes,
         database_url=env["DATABASE_URL"],
         redis_url=env["REDIS_URL"],
+        # Every player comes from 127.0.0.1: nginx's cap per address is raised
+        # as the servers' own limits are.
+        proxy_port=free_port() if proxy else None,
+        proxy_sockets_per_address=65_535,
         application="bench.floor_asgi:application"
         if server == "floor"
         else "yachtsite.asgi:application",
@@ -307,13 +321,19 @@ def measure(
         name=f"bench-{profile.replace('+', '-')}",
     ).start()
     try:
+        if proxy and cluster.nginx is None:
+            raise SystemExit("--proxy needs Debian's nginx (apt-get install nginx-light)")
         redis = pids_named("redis-server")
+        nginx = cluster.proxy_pids
+        # Through the proxy every browser goes to nginx, which picks the process.
+        urls = [cluster.front_url] if proxy else cluster.urls
 
         def probe() -> dict[str, Any]:
             return {
                 "t": time.perf_counter(),
                 "daphne": cpu_of(cluster.pids),
                 "redis": cpu_of(redis),
+                "proxy": cpu_of(nginx),
                 "postgres": postgres_backends(env["DATABASE_URL"]),
                 "loadgen": time.process_time(),
             }
@@ -322,7 +342,7 @@ def measure(
         # Setting up 200 games is a few thousand HTTP requests: more threads.
         loop.set_default_executor(ThreadPoolExecutor(max_workers=16))
         logs, start, end, before, after = loop.run_until_complete(
-            run_step(cluster.urls, server, games, seconds, probe, think)
+            run_step(urls, server, games, seconds, probe, think)
         )
         loop.close()
         peak_kb = max(status_kb(pid, "VmHWM") for pid in cluster.pids)
@@ -330,7 +350,14 @@ def measure(
         cluster.stop()
 
     latencies = [lat for log in logs for lat in log.latencies(start, end)]
-    step = Step(profile=profile, server=server, games=games, seconds=seconds)
+    step = Step(
+        profile=profile,
+        server=server,
+        games=games,
+        seconds=seconds,
+        processes=processes,
+        proxy=proxy,
+    )
     step.actions = len(latencies)
     # Over the time it took to serve them: the window, and the drain of
     # what was sent in it. Dividing by the window alone counted a closed
@@ -361,6 +388,7 @@ def measure(
     step.daphne_cores = (after["daphne"] - before["daphne"]) / wall
     step.postgres_cores = backends_cpu(before["postgres"], after["postgres"]) / wall
     step.redis_cores = (after["redis"] - before["redis"]) / wall
+    step.proxy_cores = (after["proxy"] - before["proxy"]) / wall
     step.loadgen_cores = (after["loadgen"] - before["loadgen"]) / wall
     if step.actions:
         step.daphne_ms_per_action = step.daphne_cores * wall * 1000 / step.actions
@@ -539,16 +567,23 @@ def holds(step: Step) -> bool:
     )
 
 
+def setup_of(step: Step) -> str:
+    processes = "1 process" if step.processes == 1 else f"{step.processes} processes"
+    return f"{processes}, via nginx" if step.proxy else processes
+
+
 def fmt_ratio(value: float, floor: float) -> str:
     return f"{value / floor:.2f}x" if floor else "-"
 
 
 def report(steps: list[Step]) -> None:
     print()
+    for setup in dict.fromkeys(f"{s.profile}: {setup_of(s)}" for s in steps):
+        print(f"{setup}")
     header = (
         f"{'profile':15} {'server':6} {'N':>4} {'act/s':>7} {'p50ms':>7} {'p95ms':>7} "
         f"{'p99ms':>7} {'err':>4} {'lost':>4} {'tmo':>4} {'daphne':>6} {'pg':>5} {'redis':>5} "
-        f"{'loadgen':>7} {'rssMB':>6} {'push':>6} {'cpu ms/act':>10} {'pg ms/act':>9}"
+        f"{'nginx':>5} {'loadgen':>7} {'rssMB':>6} {'push':>6} {'cpu ms/act':>10} {'pg ms/act':>9}"
     )
     print(header)
     floors = {(s.profile, s.games): s for s in steps if s.server == "floor"}
@@ -557,7 +592,8 @@ def report(steps: list[Step]) -> None:
             f"{s.profile:15} {s.server:6} {s.games:>4} {s.actions_per_s:>7.0f} {s.p50_ms:>7.1f} "
             f"{s.p95_ms:>7.1f} {s.p99_ms:>7.1f} {s.errors:>4} {s.lost_pushes:>4} {s.timeouts:>4} "
             f"{s.daphne_cores:>6.2f} {s.postgres_cores:>5.2f} {s.redis_cores:>5.2f} "
-            f"{s.loadgen_cores:>7.2f} {s.daphne_peak_rss_mb:>6.0f} {s.mean_push_chars:>6.0f} "
+            f"{s.proxy_cores:>5.2f} {s.loadgen_cores:>7.2f} {s.daphne_peak_rss_mb:>6.0f} "
+            f"{s.mean_push_chars:>6.0f} "
             f"{s.daphne_ms_per_action:>10.2f} {s.postgres_ms_per_action:>9.2f}"
         )
     print(
@@ -587,11 +623,17 @@ def report(steps: list[Step]) -> None:
                 f"{s.profile:15} N={s.games:<4} {s.actions_per_s:>6.0f} act/s  "
                 f"p50 {s.p50_ms:>6.1f}  p99 {s.p99_ms:>7.1f} ms  lost {s.lost_pushes}  "
                 f"timeouts {s.timeouts}  errors {s.errors}  daphne {s.daphne_cores:.2f} cores  "
-                f"{s.daphne_ms_per_action:.2f} ms/act  {'held' if holds(s) else 'NOT held'}"
+                f"{s.daphne_ms_per_action:.2f} ms/act"
+                + (f"  nginx {s.proxy_cores:.2f} cores" if s.proxy else "")
+                + f"  {'held' if holds(s) else 'NOT held'}"
             )
         for profile in dict.fromkeys(s.profile for s in paced):
             held = [s.games for s in paced if s.profile == profile and holds(s)]
-            print(f"{profile}: one run holds {max(held) if held else 'fewer than the first'} games")
+            setup = setup_of(next(s for s in paced if s.profile == profile))
+            print(
+                f"{profile} ({setup}): one run holds "
+                f"{max(held) if held else 'fewer than the first'} games"
+            )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -601,6 +643,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", default="1,50,200", help="comma-separated N")
     parser.add_argument("--profiles", default=",".join(PROFILES))
     parser.add_argument("--processes", type=int, default=1, help="daphne processes (Redis only)")
+    parser.add_argument(
+        "--proxy",
+        action="store_true",
+        help="put nginx (deploy/nginx.conf) in front of the processes, as in production",
+    )
     parser.add_argument("--idle-sockets", type=int, default=None, help="default 2000")
     parser.add_argument("--updates", type=int, default=200, help="updates to profile")
     parser.add_argument(
@@ -631,14 +678,24 @@ def main(argv: list[str] | None = None) -> None:
     for profile in profiles:
         processes = args.processes if PROFILES[profile]["REDIS_URL"] else 1
         for games in counts:
-            yacht = measure(profile, "yacht", games, seconds, processes, 0)
+            yacht = measure(profile, "yacht", games, seconds, processes, 0, proxy=args.proxy)
             steps.append(yacht)
             steps.append(
-                measure(profile, "floor", games, seconds, processes, yacht.mean_push_chars)
+                measure(
+                    profile,
+                    "floor",
+                    games,
+                    seconds,
+                    processes,
+                    yacht.mean_push_chars,
+                    proxy=args.proxy,
+                )
             )
             print(f"{profile} N={games}: {yacht.actions_per_s:.0f} actions/s", file=sys.stderr)
         for games in ramp:
-            paced = measure(profile, "human", games, paced_seconds, processes, 0, THINK)
+            paced = measure(
+                profile, "human", games, paced_seconds, processes, 0, THINK, proxy=args.proxy
+            )
             steps.append(paced)
             print(
                 f"{profile} N={games} human-paced: p99 {paced.p99_ms:.0f} ms, "

@@ -51,16 +51,34 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path, timeou
     raise RuntimeError(f"nothing listens on port {port}: {log.read_text()[-2000:]}")
 
 
-def loopback_nginx_conf(daphne_ports: list[int], listen_port: int, work: Path) -> str:
+def loopback_nginx_conf(
+    daphne_ports: list[int],
+    listen_port: int,
+    work: Path,
+    *,
+    sockets_per_address: int | None = None,
+) -> str:
     """deploy/nginx.conf with loopback upstreams, wrapped as a whole config
-    that a non-root nginx can run from ``work``."""
+    that a non-root nginx can run from ``work``.
+
+    ``sockets_per_address`` replaces the config's cap on open sockets per
+    client address: a load test's players all come from 127.0.0.1, as the
+    servers' own limits are raised for it (``LOAD_TEST_LIMITS``)."""
     snippet = (ROOT / "deploy" / "nginx.conf").read_text()
     servers = "\n".join(f"    server 127.0.0.1:{port};" for port in daphne_ports)
     snippet, swapped = re.subn(r"^\s*server app:8000;$", servers, snippet, flags=re.M)
     snippet, relisted = re.subn(
         r"^(\s*)listen 80;$", rf"\1listen 127.0.0.1:{listen_port};", snippet, flags=re.M
     )
-    if swapped != 1 or relisted != 1:
+    capped = 1
+    if sockets_per_address is not None:
+        snippet, capped = re.subn(
+            r"^(\s*limit_conn yacht_sockets_per_address) \d+;$",
+            rf"\1 {sockets_per_address};",
+            snippet,
+            flags=re.M,
+        )
+    if swapped != 1 or relisted != 1 or capped != 1:
         raise RuntimeError("deploy/nginx.conf no longer has the lines this script replaces")
     temp = "\n".join(
         f"    {kind}_temp_path {work / kind};"
@@ -85,6 +103,7 @@ class Cluster:
         redis_url: str = "",
         ports: list[int] | None = None,
         proxy_port: int | None = None,
+        proxy_sockets_per_address: int | None = None,
         application: str = "yachtsite.asgi:application",
         env: dict[str, str] | None = None,
         name: str = "cluster",
@@ -95,6 +114,7 @@ class Cluster:
             raise ValueError("more than one process needs REDIS_URL (a shared channel layer)")
         self.ports = ports or [free_port() for _ in range(processes)]
         self.proxy_port = proxy_port
+        self.proxy_sockets_per_address = proxy_sockets_per_address
         self.application = application
         self.work = ROOT / "var" / name
         self.env = {
@@ -176,7 +196,14 @@ class Cluster:
             return
         assert self.proxy_port is not None
         conf = self.work / "nginx.conf"
-        conf.write_text(loopback_nginx_conf(self.ports, self.proxy_port, self.work))
+        conf.write_text(
+            loopback_nginx_conf(
+                self.ports,
+                self.proxy_port,
+                self.work,
+                sockets_per_address=self.proxy_sockets_per_address,
+            )
+        )
         log = self.work / "nginx.log"
         self.nginx = subprocess.Popen(
             [nginx, "-p", str(self.work), "-c", str(conf)],
@@ -188,6 +215,25 @@ class Cluster:
     @property
     def pids(self) -> list[int]:
         return [p.pid for p in self.daphnes]
+
+    @property
+    def proxy_pids(self) -> list[int]:
+        """nginx's master and its workers (none without a proxy)."""
+        if self.nginx is None:
+            return []
+        master = self.nginx.pid
+        found = [master]
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            # The parent's pid is the second field after the parenthesised name.
+            if int(stat.rsplit(")", 1)[1].split()[1]) == master:
+                found.append(int(entry.name))
+        return found
 
     def stop(self) -> None:
         children = [*self.daphnes, *([self.nginx] if self.nginx else [])]

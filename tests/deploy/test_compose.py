@@ -91,6 +91,27 @@ def test_nginx_accepts_the_loopback_version_of_the_deploy_config(tmp_path: Path)
     assert "server 127.0.0.1:18082;" in conf.read_text()
 
 
+@pytest.mark.skipif(
+    shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists(),
+    reason="Debian's nginx is not installed",
+)
+def test_a_load_test_raises_the_proxy_cap_on_sockets_per_address_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    plain = loopback_nginx_conf([18081], 18080, tmp_path)
+    raised = loopback_nginx_conf([18081], 18080, tmp_path, sockets_per_address=5000)
+    assert "limit_conn yacht_sockets_per_address 100;" in plain
+    assert "limit_conn yacht_sockets_per_address 5000;" in raised
+    assert raised.replace(" 5000;", " 100;") == plain
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(raised)
+    checked = subprocess.run(
+        [nginx, "-t", "-p", str(tmp_path), "-c", str(conf)], capture_output=True, text=True
+    )
+    assert checked.returncode == 0, checked.stderr
+
+
 def _normalized(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
