@@ -21,11 +21,10 @@ import asyncio
 import logging
 import random
 
-from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import DatabaseError
 
-from games import limits
+from games import dbthreads, limits
 from games.live import live
 from games.rules import GameError
 from games.selectors import Snapshot
@@ -83,7 +82,7 @@ async def _step(token: str, version: int, bots_only: bool) -> None:
         # Nobody here is watching: the game waits for the next socket.
         return
     try:
-        await database_sync_to_async(services.game_bot_step)(token=token, version=version)
+        await dbthreads.run(token, services.game_bot_step, token=token, version=version)
     except GameError:
         # Someone (a person, or this bot scheduled twice) moved first.
         pass

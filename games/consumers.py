@@ -16,14 +16,13 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from autobahn.exception import Disconnected
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
 from django.utils import translation
 from redis.exceptions import RedisError
 
-from games import botplay, limits, services, turnclock, viewcache
+from games import botplay, dbthreads, limits, services, turnclock, viewcache
 from games.actions import BadMessage, Declaration, parse
 from games.broadcast import group_name
 from games.guests import guest_id_of
@@ -110,13 +109,13 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.close(code=limits.CLOSE_TOO_MANY_SOCKETS)
             return
         # The session loads from its store lazily: read it off the event loop.
-        self.guest = await database_sync_to_async(guest_id_of)(self.scope.get("session"))
+        self.guest = await dbthreads.run(self.token, guest_id_of, self.scope.get("session"))
         self.claim = limits.sockets.claim(address=self.address, guest=self.guest, token=self.token)
         if self.claim is None:
             await self.send_error("too_many_sockets", resync=False)
             await self.close(code=limits.CLOSE_TOO_MANY_SOCKETS)
             return
-        found = await database_sync_to_async(game_by_token)(self.token)
+        found = await dbthreads.run(self.token, game_by_token, self.token)
         if found is None:
             await self.close(code=CLOSE_NO_SUCH_GAME)
             return
@@ -125,10 +124,10 @@ class GameConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         # A turn clock that ran out while nobody was connected is honoured now.
         if services.clock_ran_out(found):
-            await database_sync_to_async(services.game_clock_expire)(
-                token=self.token, version=found.version
+            await dbthreads.run(
+                self.token, services.game_clock_expire, token=self.token, version=found.version
             )
-        loaded = await database_sync_to_async(game_viewed_by)(self.token, self.guest)
+        loaded = await dbthreads.run(self.token, game_viewed_by, self.token, self.guest)
         if loaded is None:
             await self.close(code=CLOSE_NO_SUCH_GAME)
             return
@@ -136,7 +135,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         await self._show(snap)
         # The chat as it is now, for a page that may have missed lines
         # while its socket was away (a fresh page shows them already).
-        lines = await database_sync_to_async(game_chat_lines)(self.token)
+        lines = await dbthreads.run(self.token, game_chat_lines, self.token)
         if lines:
             await self.send(
                 text_data=json.dumps(
@@ -209,8 +208,8 @@ class GameConsumer(AsyncWebsocketConsumer):
         """Call the action's verb; answer the sender as its declaration says."""
         result: Any = None
         if declaration.verb is not None:
-            result = await database_sync_to_async(declaration.verb)(
-                token=self.token, guest_id=self.guest, **fields
+            result = await dbthreads.run(
+                self.token, declaration.verb, token=self.token, guest_id=self.guest, **fields
             )
         if declaration.answer == "table":
             await self.send_fresh_table(force=True)
@@ -231,8 +230,8 @@ class GameConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         # A page whose clock reached zero asks: a deadline no timer acted on
         # (its process gone) is honoured now, and the new version follows.
-        if current.clock_due and await database_sync_to_async(services.game_clock_expire)(
-            token=self.token, version=current.version
+        if current.clock_due and await dbthreads.run(
+            self.token, services.game_clock_expire, token=self.token, version=current.version
         ):
             return
         if asked is not None and asked == current.version:
@@ -264,7 +263,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.send_fresh_table(force=True)
 
     async def send_fresh_table(self, *, force: bool = False) -> None:
-        loaded = await database_sync_to_async(game_viewed_by)(self.token, self.guest)
+        loaded = await dbthreads.run(self.token, game_viewed_by, self.token, self.guest)
         if loaded is None:
             # Deleted under the socket (a stale lobby cleaned away).
             await self.close(code=CLOSE_NO_SUCH_GAME)
@@ -290,7 +289,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             snap["status"] == "lobby" or (snap["last"] and snap["last"]["kind"] == "start")
         ):
             try:
-                self.seat = await database_sync_to_async(seat_order)(self.token, self.guest)
+                self.seat = await dbthreads.run(self.token, seat_order, self.token, self.guest)
             except DatabaseError:
                 # This viewer misses one push; the next one, or a sync, catches up.
                 log.warning("database unavailable for game %s", self.token, exc_info=True)

@@ -17,9 +17,9 @@ import asyncio
 import logging
 import time
 
-from channels.db import database_sync_to_async
 from django.db import DatabaseError
 
+from games import dbthreads
 from games.live import live
 from games.selectors import Snapshot
 
@@ -56,7 +56,7 @@ async def _at_deadline(token: str, version: int, deadline: float) -> None:
 
     await asyncio.sleep(max(0.0, deadline - time.time()) + LATE_BY)
     try:
-        await database_sync_to_async(services.game_clock_expire)(token=token, version=version)
+        await dbthreads.run(token, services.game_clock_expire, token=token, version=version)
     except DatabaseError:
         live.counts["turn_clock_failed"] += 1
         log.warning(

@@ -63,6 +63,23 @@ def forget_snapshots() -> None:
 
 
 @pytest.fixture(autouse=True)
+def close_helper_connections() -> Iterator[None]:
+    """Close the connections left open in other threads: a test database
+    with open connections cannot be dropped at the end. Channels' test
+    communicator turns off the closing that follows each database call in
+    production, so the games' database threads keep theirs, and a test's
+    own ``sync_to_async`` calls keep one on asgiref's shared thread."""
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
+    from games import dbthreads
+
+    yield
+    dbthreads.close_connections()
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=30)
+
+
+@pytest.fixture(autouse=True)
 def fresh_limits() -> Iterator[None]:
     """Every test starts with no messages, games or sockets counted against anyone."""
     from django.conf import settings

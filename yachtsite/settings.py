@@ -127,6 +127,13 @@ else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DJANGO_CONN_MAX_AGE", default=600)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
+# Threads doing the sockets' database work, each game always on the same one
+# (games/dbthreads.py). SQLite writes one transaction at a time: one thread.
+YACHT_DB_THREADS = env.int(
+    "YACHT_DB_THREADS",
+    default=1 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3" else 4,
+)
+
 REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CHANNEL_LAYERS = {

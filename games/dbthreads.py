@@ -1,0 +1,86 @@
+"""The threads that do the sockets' database work, one game per thread.
+
+A socket's message, a bot's step and a turn clock all end in a blocking
+service call. Channels runs every such call of the process on one shared
+thread, so each move waited for every other game's moves before it: at 200
+human-paced games on PostgreSQL that one thread was busy for whole round
+trips while daphne used under half a core, and a push waited a second and a
+half at p99.
+
+Here each game's calls go to one of ``settings.YACHT_DB_THREADS`` threads,
+picked by its token. One game's calls still run one at a time, in the order
+they were made, on one thread: its transactions commit, and their pushes are
+handed to the sockets' loop, in version order, as before. Other games' calls
+run beside them on the other threads, each with a connection of its own from
+the pool. SQLite takes one writer at a time whatever the threads, and a
+writer that finds the lock taken sleeps before trying again, so the embedded
+profile keeps a single thread.
+
+Connections are closed around each call, as channels does: with PostgreSQL's
+pool that hands the connection back for the next call.
+"""
+
+from __future__ import annotations
+
+import threading
+import zlib
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from channels.db import DatabaseSyncToAsync
+from django.conf import settings
+from django.db import connections
+
+T = TypeVar("T")
+
+
+class GameThreads:
+    """``count`` single-thread executors; a game's token always picks the same one."""
+
+    def __init__(self, count: int) -> None:
+        self.executors = [
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"game-db-{n}")
+            for n in range(max(1, count))
+        ]
+
+    def executor_for(self, token: str) -> ThreadPoolExecutor:
+        return self.executors[zlib.crc32(token.encode()) % len(self.executors)]
+
+    async def run(self, token: str, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """``work(*args, **kwargs)`` on game ``token``'s thread."""
+        call = DatabaseSyncToAsync(work, thread_sensitive=False, executor=self.executor_for(token))
+        result: T = await call(*args, **kwargs)
+        return result
+
+    def close_connections(self) -> None:
+        """Close the connection each thread holds, waiting for any call in
+        progress first (tests: channels' test communicator turns off the
+        closing after each call, and a test database with connections left
+        open cannot be dropped)."""
+        for executor in self.executors:
+            executor.submit(connections.close_all).result(timeout=30)
+
+
+_lock = threading.Lock()
+_process: GameThreads | None = None
+
+
+def _threads() -> GameThreads:
+    global _process
+    if _process is None:
+        with _lock:
+            if _process is None:
+                _process = GameThreads(settings.YACHT_DB_THREADS)
+    return _process
+
+
+async def run(token: str, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """``work(*args, **kwargs)`` on the database thread of game ``token``."""
+    return await _threads().run(token, work, *args, **kwargs)
+
+
+def close_connections() -> None:
+    """``GameThreads.close_connections`` for this process's threads, if any started."""
+    if _process is not None:
+        _process.close_connections()

@@ -1,0 +1,77 @@
+"""The sockets' database work runs one game per thread: a game's calls in the
+order they were made, one at a time, and another game's beside them."""
+
+import asyncio
+import threading
+
+import pytest
+
+from games import dbthreads
+from games.dbthreads import GameThreads
+from games.models import Game
+
+
+def tokens_on_different_threads(threads: GameThreads) -> tuple[str, str]:
+    first = "game-a"
+    other = next(
+        f"game-{n}"
+        for n in range(1000)
+        if threads.executor_for(f"game-{n}") is not threads.executor_for(first)
+    )
+    return first, other
+
+
+async def test_one_games_calls_run_in_order_on_one_thread() -> None:
+    threads = GameThreads(4)
+    ran: list[tuple[int, str]] = []
+    inside = 0
+    overlapped = False
+
+    def call(n: int) -> None:
+        nonlocal inside, overlapped
+        inside += 1
+        overlapped = overlapped or inside > 1
+        threading.Event().wait(0.01)
+        ran.append((n, threading.current_thread().name))
+        inside -= 1
+
+    await asyncio.gather(*(threads.run("one-game", call, n) for n in range(8)))
+    assert [n for n, _ in ran] == list(range(8))
+    assert len({name for _, name in ran}) == 1
+    assert not overlapped
+
+
+async def test_a_game_whose_call_is_stuck_does_not_hold_up_another_games() -> None:
+    threads = GameThreads(4)
+    stuck, other = tokens_on_different_threads(threads)
+    release = threading.Event()
+    try:
+        held = asyncio.ensure_future(threads.run(stuck, release.wait, 10))
+        # The other game's call finishes while the first is still inside its own.
+        assert await asyncio.wait_for(threads.run(other, lambda: "done"), timeout=3) == "done"
+        assert not held.done()
+    finally:
+        release.set()
+    assert await held is True
+
+
+async def test_a_single_thread_serves_every_game_when_so_configured() -> None:
+    # SQLite's setting: one writer at a time, so one thread for all.
+    threads = GameThreads(1)
+    names = {
+        await threads.run(token, lambda: threading.current_thread().name)
+        for token in ("a", "b", "c", "d")
+    }
+    assert len(names) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_call_reads_the_database_off_the_event_loops_thread() -> None:
+
+    def read() -> tuple[int, str]:
+        return Game.objects.count(), threading.current_thread().name
+
+    games, thread = await dbthreads.run("any", read)
+    assert games == 0
+    assert thread.startswith("game-db-")
+    assert thread != threading.current_thread().name
