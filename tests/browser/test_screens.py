@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from games import services
 from games.models import Game
@@ -99,3 +99,18 @@ def test_screens_of_a_duplicate_round_on_the_clock(new_page):
     game.refresh_from_db()
     services.game_roll(token=token, guest_id=seated[0], version=game.version)
     _shoot(page, "duplicate-clock")
+    # Ana scores: round 2 begins, without round 1's how-it-works line.
+    game.refresh_from_db()
+    players = game_players(game)
+    view = duplicate_state(game, players, game_state(game, players)).view(0)
+    assert view is not None
+    services.game_score(
+        token=token, guest_id=seated[0], version=game.version, category=view.allowed_boxes()[0]
+    )
+    # These services run in the test's process, not the server's: it has no
+    # push to make, so the page is loaded again, as a refresh would.
+    page.reload()
+    expect(page.get_by_text("Round 2 of 12")).to_be_visible()
+    expect(page.locator(".duplicate-progress")).to_be_visible()
+    expect(page.locator(".duplicate .duplicate-note")).to_have_count(0)
+    _shoot(page, "duplicate-round-2")

@@ -186,3 +186,18 @@ def test_another_seats_move_does_not_make_my_action_stale_but_a_double_click_is(
         services.game_act(token=game.token, guest_id="ana", version=mine + 5, action=Roll())
     assert refused.value.code == "stale_version"
     services.game_act(token=game.token, guest_id="ana", version=mine, action=Score("choice"))
+
+
+def test_the_how_it_works_line_shows_in_the_first_round_only() -> None:
+    from games.rendering import table_message
+
+    note = "Everyone plays the same dice at the same time."
+    game = duplicate_game(2)
+    assert note in table_message(game_snapshot(game), 0, "en")["html"]
+    for guest in ("ana", "bo"):
+        game = act(game, guest, Roll())
+        game = act(game, guest, Score("choice"))
+    # Round 2: the line would only push the scorecard down a phone's screen.
+    html = table_message(game_snapshot(game), 0, "en")["html"]
+    assert "Round 2" in html
+    assert note not in html
