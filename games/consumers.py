@@ -44,9 +44,10 @@ from yachtsite.clientaddr import scope_address
 
 log = logging.getLogger(__name__)
 
-# A burst of a few dozen messages, then a handful per second.
-RATE_BURST = 30
-RATE_PER_SECOND = 5.0
+# A burst of a few dozen messages, then a handful per second (raised only
+# for load tests, whose scripted players act faster than people).
+RATE_BURST: int = settings.YACHT_SOCKET_MESSAGE_BURST
+RATE_PER_SECOND: float = settings.YACHT_SOCKET_MESSAGES_PER_SECOND
 # Daphne (through autobahn) refuses to send any close code but 1000 and
 # 3000-4999, and drops the reason text: the RFC 6455 codes 1008 (policy
 # violation), 1013 (try again later) and 1001 (going away) travel as 4008,

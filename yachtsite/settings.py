@@ -266,6 +266,9 @@ YACHT_SOCKETS_PER_GAME = env.int("YACHT_SOCKETS_PER_GAME", default=100)
 # New sockets per client address over 10 seconds (a reconnecting browser
 # backs off to far fewer): past it, too_many_sockets and 4029 too.
 YACHT_CONNECTS_PER_ADDRESS = env.int("YACHT_CONNECTS_PER_ADDRESS", default=30)
+# Each socket's own messages: a burst, then a steady rate (games/consumers.py).
+YACHT_SOCKET_MESSAGE_BURST = env.int("YACHT_SOCKET_MESSAGE_BURST", default=30)
+YACHT_SOCKET_MESSAGES_PER_SECOND = env.float("YACHT_SOCKET_MESSAGES_PER_SECOND", default=5.0)
 # Socket messages per guest session and per client address over 10 seconds,
 # across all their sockets and server processes. Each socket also keeps to
 # a burst of 30, then 5 a second, of its own: one socket that keeps to that
