@@ -61,7 +61,8 @@
     socket = new WebSocket(socketUrl());
     socket.addEventListener("open", () => {
       attempts = 0;
-      setConnection("open");
+      // "Live" once the table the server sends on connect is shown: until
+      // then the page may still show an older version.
       // "Reconnecting…" said while the socket was down no longer holds.
       if (errorBox.textContent === connectionText.dataset.labelClosed) clearError();
     });
