@@ -2,10 +2,11 @@
 
 A socket's message, a bot's step and a turn clock all end in a blocking
 service call. Channels runs every such call of the process on one shared
-thread, so each move waited for every other game's moves before it: at 200
-human-paced games on PostgreSQL that one thread was busy for whole round
-trips while daphne used under half a core, and a push waited a second and a
-half at p99.
+thread, so each move waits out every other game's round trips to the
+database before its own: with the database on another host, that latency,
+not the process's CPU, caps its moves per second. (On one machine with
+PostgreSQL beside daphne, bench.live_play showed no difference either way:
+see issue 13's notes.)
 
 Here each game's calls go to one of ``settings.YACHT_DB_THREADS`` threads,
 picked by its token. One game's calls still run one at a time, in the order

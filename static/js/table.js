@@ -129,6 +129,8 @@
       }
       return;
     }
+    // Any table, even one older than shown, says the socket is live.
+    if (message.type === "table") setConnection("open");
     if (message.type !== "table" || message.version < shown) return;
     if (message.rematch) {
       location.assign(location.pathname.replace(/\/g\/[^/]+\//, `/g/${message.rematch}/`));
@@ -148,7 +150,6 @@
     table.innerHTML = message.html;
     if (advice) hintSlot().innerHTML = advice;
     root.dataset.status = message.status;
-    setConnection("open");
     const hand = JSON.stringify([message.state.dice, message.state.rolls_used]);
     const sameHand = hand === shownHand;
     shownHand = hand;
