@@ -18,7 +18,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from games import rules
+from games import movelog, rules
 from games.chat import read_chat
 from games.live import live
 from games.models import (
@@ -83,14 +83,20 @@ def _commit(
     fields: Sequence[str],
     last: Last,
     new_turn: bool = False,
+    logged: movelog.LoggedMove | None = None,
 ) -> None:
-    """Bump the version, set the turn clock, save, and hand the new snapshot
-    to the live side once committed (it pushes it, schedules a bot's step if
-    one is to move, and arms the clock's timer)."""
+    """Bump the version, set the turn clock, save (with the ``logged`` move's
+    rows, if any), and hand the new snapshot to the live side once committed
+    (it pushes it, schedules a bot's step if one is to move, and arms the
+    clock's timer)."""
     game.version += 1
     game.acted_at = timezone.now()
     _wind_clock(game, players, new_turn=new_turn, state=state)
-    game.save(update_fields=[*fields, "version", "acted_at", "turn_deadline"])
+    saved = [*fields, "version", "acted_at", "turn_deadline"]
+    if logged is None:
+        game.save(update_fields=saved)
+    else:
+        movelog.write(game, saved, logged)
     snap = snapshot(game, players, state, last)
     if state is not None:
         # The next move of this game here starts from these seats and cards.
@@ -443,12 +449,13 @@ def _log_move(
     dice_before: Sequence[int],
     hand_after: tuple[Sequence[int], Collection[int]],
     cards: tuple[rules.Scorecard, rules.Scorecard],
-) -> Last:
-    """Write ``seat``'s action to the move log (a score also to its card)
-    as the next version, and say what it was for the push. ``hand_after``
-    is the seat's dice and holds after it, ``cards`` its card before and
-    after."""
+) -> tuple[Last, movelog.LoggedMove]:
+    """``seat``'s action as the move log's next version (a score also as its
+    card's box), to be written with the game by ``_commit``, and what it was
+    for the push. ``hand_after`` is the seat's dice and holds after it,
+    ``cards`` its card before and after."""
     move = Move(game=game, player=seat, version=game.version + 1)
+    score = None
     if isinstance(action, rules.Roll | rules.Hold):
         move.kind = Move.Kind.ROLL if isinstance(action, rules.Roll) else Move.Kind.HOLD
         move.dice = list(hand_after[0])
@@ -457,15 +464,12 @@ def _log_move(
         before, after = cards
         points = after.boxes[action.category]
         bonus = after.extra_bonus - before.extra_bonus
-        ScoreEntry.objects.create(
-            player=seat, category=action.category, points=points, extra_bonus=bonus
-        )
+        score = ScoreEntry(player=seat, category=action.category, points=points, extra_bonus=bonus)
         move.kind = Move.Kind.SCORE
         move.dice = list(dice_before)
         move.category = action.category
         move.points = points + bonus
-    move.save()
-    return last_action(_LAST_OF[move.kind], seat.order, move)
+    return last_action(_LAST_OF[move.kind], seat.order, move), movelog.LoggedMove(move, score)
 
 
 def _play(
@@ -482,7 +486,7 @@ def _play(
         action = rules.Roll(before.held)
     dice = rng if rng is not None else _dice_for(game, action)
     after = rules.apply(before, seat.order, action, dice)
-    last = _log_move(
+    last, logged = _log_move(
         game,
         seat,
         action,
@@ -506,6 +510,7 @@ def _play(
         fields=fields,
         last=last,
         new_turn=isinstance(action, rules.Score),
+        logged=logged,
     )
 
 
@@ -532,7 +537,7 @@ def _play_duplicate(
         rng = fairness.DuplicateDice(seed, before.round, before.roll_number(seat.order), hold)
     after = rules.duplicate.apply(before, seat.order, action, rng)
     hand = after.hands[seat.order]
-    last = _log_move(
+    last, logged = _log_move(
         game,
         seat,
         action,
@@ -561,6 +566,7 @@ def _play_duplicate(
         fields=fields,
         last=last,
         new_turn=after.round != before.round,
+        logged=logged,
     )
 
 
