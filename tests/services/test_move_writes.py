@@ -70,7 +70,9 @@ def test_a_version_already_logged_refuses_the_whole_move():
         movelog.write(
             locked,
             ["version"],
-            movelog.LoggedMove(Move(game=locked, player=player, version=locked.version, kind="roll")),
+            movelog.LoggedMove(
+                Move(game=locked, player=player, version=locked.version, kind="roll")
+            ),
         )
     assert Game.objects.get(pk=game.pk).version == game.version
 
