@@ -15,12 +15,24 @@ files each message in the inbox of the socket it is for. A socket's receive
 only waits on its own inbox, so cancelling it loses nothing but its own
 mail. If Redis fails under the reader, every waiting socket hears the error
 (and closes with "try again"), as with the stock layer.
+
+The reader pops with a plain ``BZPOPMIN``. The stock receive also copies
+each popped message to a backup queue and clears it after (three more round
+trips per message), so that a pop cancelled in flight leaves the message
+for the next one. Nothing cancels this reader while the process has a
+socket: only the last one leaving or the loop closing does, and then no
+socket here is left to deliver to. A read that fails with Redis closes
+every socket with "try again", and a socket that reconnects is first sent
+the whole current table. A push's group send is two round trips, not four.
+Together they cut about half the Redis work of each push on the sockets'
+loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 from channels_redis.core import RedisChannelLayer
@@ -28,6 +40,27 @@ from channels_redis.core import RedisChannelLayer
 from games.live import live
 
 log = logging.getLogger(__name__)
+
+
+# Adds one message to each queue in KEYS (ARGV: the messages, then each
+# queue's capacity, then the cutoff before which queued messages have
+# expired, the time now and the queues' time to live). A full queue refuses
+# its message; the script answers how many did.
+_QUEUE_SCRIPT = """
+local n = #KEYS
+local cutoff, now, ttl = ARGV[2 * n + 1], ARGV[2 * n + 2], ARGV[2 * n + 3]
+local refused = 0
+for i = 1, n do
+    redis.call('ZREMRANGEBYSCORE', KEYS[i], 0, cutoff)
+    if redis.call('ZCARD', KEYS[i]) < tonumber(ARGV[n + i]) then
+        redis.call('ZADD', KEYS[i], now, ARGV[i])
+        redis.call('EXPIRE', KEYS[i], ttl)
+    else
+        refused = refused + 1
+    end
+end
+return refused
+"""
 
 
 class Inbox(asyncio.Queue[Any]):
@@ -85,19 +118,14 @@ class OwnReaderRedisChannelLayer(RedisChannelLayer):
         self._readers[process_channel] = loop.create_task(self._read(process_channel))
 
     async def _read(self, process_channel: str) -> None:
-        index = self.consistent_hash(process_channel)
+        connection = self.connection(self.consistent_hash(process_channel))
         key = self.prefix + process_channel
         while self._inboxes and not self._stopping():
-            # A pop moves the backup of the last one back to the queue first:
-            # wait until that one's cleanup is done (as the stock layer does),
-            # or a delivered message would come again.
-            await self.receive_clean_locks.acquire(key)
             try:
                 # One blocking pop at a time (it waits up to brpop_timeout),
                 # so the loop can look between pops whether it should stop.
-                content = await self._brpop_with_clean(index, key, timeout=self.brpop_timeout)
+                popped = await connection.bzpopmin(key, timeout=self.brpop_timeout)
             except BaseException as error:
-                self.receive_clean_locks.release(key)
                 if not isinstance(error, Exception):
                     raise
                 # Redis is gone or failing: tell every waiting socket, as the
@@ -106,12 +134,9 @@ class OwnReaderRedisChannelLayer(RedisChannelLayer):
                 for inbox in self._inboxes.values():
                     inbox.put_nowait(error)
                 break
-            if content is None:
-                self.receive_clean_locks.release(key)
+            if popped is None:
                 continue
-            # The popped message waits in a backup queue until this clears it.
-            self.spawn_cleanup(index, key)
-            message = self.deserialize(content)
+            message = self.deserialize(popped[1])
             destination = message.pop("__asgi_channel__", process_channel)
             for name in destination if isinstance(destination, list) else [destination]:
                 found = self._inboxes.get(name)
@@ -120,6 +145,36 @@ class OwnReaderRedisChannelLayer(RedisChannelLayer):
         if self._readers.get(process_channel) is asyncio.current_task():
             del self._readers[process_channel]
 
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        """The stock group send in two round trips, not four: the group's
+        expired members are dropped and the rest read in one pipeline, and
+        each queue's expired messages are dropped by the script that adds
+        the new one."""
+        assert self.require_valid_group_name(group), "Group name not valid"
+        key = self._group_key(group)
+        async with self.connection(self.consistent_hash(group)).pipeline(transaction=False) as pipe:
+            pipe.zremrangebyscore(key, min=0, max=int(time.time()) - self.group_expiry)
+            pipe.zrange(key, 0, -1)
+            _, members = await pipe.execute()
+        channels = [member.decode("utf8") for member in members]
+        by_connection, messages, capacities = self._map_channel_keys_to_connection(
+            channels, message
+        )
+        for index, keys in by_connection.items():
+            now = time.time()
+            refused = await self.connection(index).eval(
+                _QUEUE_SCRIPT,
+                len(keys),
+                *keys,
+                *(messages[k] for k in keys),
+                *(capacities[k] for k in keys),
+                int(now) - int(self.expiry),
+                now,
+                self.expiry,
+            )
+            if refused:
+                log.info("%s of %s channels over capacity in group %s", refused, len(keys), group)
+
     @staticmethod
     def _stopping() -> bool:
         # redis-py retries a read that timed out just as its task was
@@ -127,16 +182,6 @@ class OwnReaderRedisChannelLayer(RedisChannelLayer):
         # asked to stop checks for it between pops instead of reading forever.
         task = asyncio.current_task()
         return task is not None and task.cancelling() > 0
-
-    def spawn_cleanup(self, index: int, key: str) -> None:
-        cleaner = asyncio.ensure_future(self._clean_receive_backup(index, key))
-        self.receive_cleaners.append(cleaner)
-
-        def done(cleaner: asyncio.Future[Any]) -> None:
-            self.receive_cleaners.remove(cleaner)
-            self.receive_clean_locks.release(key)
-
-        cleaner.add_done_callback(done)
 
     async def flush(self) -> None:
         for reader in list(self._readers.values()):

@@ -71,3 +71,20 @@ async def test_a_closed_sockets_later_mail_is_not_kept(layer):
     await layer.group_send("gone", {"type": "game.snapshot", "version": 9})
     assert (await asyncio.wait_for(layer.receive(other), 10))["version"] == 9
     assert channel not in layer._inboxes
+
+
+async def test_a_full_queue_refuses_more_and_the_group_send_goes_on(layer):
+    channel = await layer.new_channel()
+    await layer.group_add("full", channel)
+    # Nobody reads yet: the process's queue fills up to the layer's capacity.
+    for version in range(layer.capacity + 5):
+        await layer.group_send("full", {"type": "game.snapshot", "version": version})
+    got = [
+        (await asyncio.wait_for(layer.receive(channel), 10))["version"]
+        for _ in range(layer.capacity)
+    ]
+    assert got == list(range(layer.capacity))
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(layer.receive(channel), 0.5)
+    await layer.group_send("full", {"type": "game.snapshot", "version": 999})
+    assert (await asyncio.wait_for(layer.receive(channel), 10))["version"] == 999
