@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import redis
 import redis.asyncio
 from django.conf import settings
+from redis.commands.core import AsyncScript, Script
 from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
@@ -93,12 +94,12 @@ class _LocalWindows:
 
 
 _local = _LocalWindows()
-# Clients by Redis URL, and for asyncio by event loop too (a client's
-# connections belong to the loop that opened them).
-_async_clients: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, dict[str, redis.asyncio.Redis]
-] = weakref.WeakKeyDictionary()
-_sync_clients: dict[str, redis.Redis] = {}
+# The counting script on a client of each Redis URL, and for asyncio of each
+# event loop too (a client's connections belong to the loop that opened them).
+_async_scripts: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, AsyncScript]] = (
+    weakref.WeakKeyDictionary()
+)
+_sync_scripts: dict[str, Script] = {}
 # Redis errors are logged once per this many seconds, not once per message.
 _QUIET_SECONDS = 60.0
 _last_complaint = 0.0
@@ -132,51 +133,71 @@ async def _ahit(name: str, who: str, window: int) -> float:
 
 
 async def _ahits(counted: list[tuple[str, str]], window: int) -> list[float]:
-    """Count one hit on each (name, who), in one Redis round trip."""
-    keys = [_windows(name, who, window) for name, who in counted]
+    """Count one hit on each (name, who), in one Redis command."""
+    windows = [_windows(name, who, window) for name, who in counted]
     if not settings.REDIS_URL:
-        return [_estimate(*_local.incr(key, previous), into) for key, previous, into in keys]
-    clients = _async_clients.setdefault(asyncio.get_running_loop(), {})
-    client = clients.get(settings.REDIS_URL)
-    if client is None:
-        client = clients[settings.REDIS_URL] = redis.asyncio.Redis.from_url(
+        return _local_estimates(windows)
+    scripts = _async_scripts.setdefault(asyncio.get_running_loop(), {})
+    script = scripts.get(settings.REDIS_URL)
+    if script is None:
+        client = redis.asyncio.Redis.from_url(
             settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1
         )
+        script = scripts[settings.REDIS_URL] = client.register_script(_COUNT_SCRIPT)
     try:
-        async with client.pipeline(transaction=False) as pipe:
-            for key, previous, _ in keys:
-                pipe.incr(key)
-                pipe.expire(key, 2 * window)
-                pipe.get(previous)
-            replies = await pipe.execute()
-        return [
-            _estimate(int(replies[3 * n]), int(replies[3 * n + 2] or 0), into)
-            for n, (_, _, into) in enumerate(keys)
-        ]
+        replies = await script(keys=_script_keys(windows), args=[2 * window])
     except (RedisError, OSError):
         _complain()
-        return [_estimate(*_local.incr(key, previous), into) for key, previous, into in keys]
+        return _local_estimates(windows)
+    return _estimates(replies, windows)
 
 
 def _hit(name: str, who: str, window: int) -> float:
-    key, previous, into = _windows(name, who, window)
+    windows = [_windows(name, who, window)]
     if not settings.REDIS_URL:
-        return _estimate(*_local.incr(key, previous), into)
-    client = _sync_clients.get(settings.REDIS_URL)
-    if client is None:
-        client = _sync_clients[settings.REDIS_URL] = redis.Redis.from_url(
+        return _local_estimates(windows)[0]
+    script = _sync_scripts.get(settings.REDIS_URL)
+    if script is None:
+        client = redis.Redis.from_url(
             settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1
         )
+        script = _sync_scripts[settings.REDIS_URL] = client.register_script(_COUNT_SCRIPT)
     try:
-        with client.pipeline(transaction=False) as pipe:
-            pipe.incr(key)
-            pipe.expire(key, 2 * window)
-            pipe.get(previous)
-            count, _, before = pipe.execute()
-        return _estimate(int(count), int(before or 0), into)
+        replies = script(keys=_script_keys(windows), args=[2 * window])
     except (RedisError, OSError):
         _complain()
-        return _estimate(*_local.incr(key, previous), into)
+        return _local_estimates(windows)[0]
+    return _estimates(replies, windows)[0]
+
+
+# Counts one hit in each of the windows KEYS names (for each count, this
+# window's key, then the previous window's) and answers, for each, both
+# windows' counts. ARGV[1]: how long a window's key is kept. One command in
+# place of a pipeline of three per count: every socket message pays it.
+_COUNT_SCRIPT = """
+local counts = {}
+for i = 1, #KEYS, 2 do
+    counts[#counts + 1] = redis.call('INCR', KEYS[i])
+    redis.call('EXPIRE', KEYS[i], ARGV[1])
+    counts[#counts + 1] = tonumber(redis.call('GET', KEYS[i + 1]) or 0)
+end
+return counts
+"""
+
+
+def _script_keys(windows: list[tuple[str, str, float]]) -> list[str]:
+    return [key for current, previous, _ in windows for key in (current, previous)]
+
+
+def _estimates(replies: list[int], windows: list[tuple[str, str, float]]) -> list[float]:
+    return [
+        _estimate(int(replies[2 * n]), int(replies[2 * n + 1]), into)
+        for n, (_, _, into) in enumerate(windows)
+    ]
+
+
+def _local_estimates(windows: list[tuple[str, str, float]]) -> list[float]:
+    return [_estimate(*_local.incr(key, previous), into) for key, previous, into in windows]
 
 
 MESSAGE_WINDOW = 10

@@ -12,8 +12,10 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+import redis
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.conf import settings as django_settings
 
 from games import consumers, limits, rendering, services
 from games.models import Game
@@ -195,6 +197,27 @@ async def test_a_reconnect_flood_of_cookie_less_sockets_is_held_to_the_addresss_
     assert answered <= settings.YACHT_MESSAGES_PER_ADDRESS + 8
     ws, _ = await sockets.open(game.token, address="10.6.0.2")
     assert await flood(ws, 5) == (5, None)
+
+
+async def test_a_count_slides_over_the_window_before_whether_in_redis_or_here(monkeypatch):
+    # In Redis on the PostgreSQL + Redis pass, in this process otherwise:
+    # the same counts either way, from the async and the blocking counter.
+    now = SimpleNamespace(time=lambda: 1005.0, monotonic=time.monotonic)
+    monkeypatch.setattr(limits, "time", now)
+    counted = [("msg-guest", "g1"), ("msg-addr", "10.9.0.1")]
+    assert await limits._ahits(counted, 10) == [1, 1]
+    assert await limits._ahits(counted[:1], 10) == [2]
+    # A fifth into the next window, four fifths of the last one still count.
+    now.time = lambda: 1012.0
+    assert await limits._ahits(counted, 10) == [pytest.approx(1 + 2 * 0.8), pytest.approx(1.8)]
+    assert await sync_to_async(limits._hit)("msg-guest", "g1", 10) == pytest.approx(2 + 1.6)
+    if django_settings.REDIS_URL:
+        # Counted in Redis, not in this process's fallback.
+        assert not limits._local.counts
+        client = redis.Redis.from_url(django_settings.REDIS_URL)
+        assert client.get("yacht:limit:msg-guest:g1:101") == b"2"
+        assert client.get("yacht:limit:msg-addr:10.9.0.1:100") == b"1"
+        client.close()
 
 
 async def test_a_push_is_rendered_once_per_distinct_view_however_many_watch(sockets, monkeypatch):
