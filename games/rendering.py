@@ -18,7 +18,7 @@ from django.conf import settings
 from django.template import engines
 from django.template.loader import render_to_string
 from django.utils import translation
-from django.utils.html import format_html, format_html_join
+from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
@@ -57,12 +57,19 @@ PIP_MARKUP: dict[int, SafeString] = {
 }
 
 
+@lru_cache(maxsize=1024)
+def _die_labels(index: int, value: int, language: str | None) -> tuple[str, str]:
+    """What a die is read out as, free and held, in one language (30 dice
+    faces and places: the same on every push, so translated once)."""
+    with translation.override(language):
+        names = {"n": index + 1, "value": value}
+        return _("Die %(n)s: %(value)s") % names, _("Die %(n)s: %(value)s, held") % names
+
+
 def _die(index: int, value: int, held: bool) -> dict[str, Any]:
     # Both labels travel with the die: the page swaps them as a click holds
     # or releases it, before the push confirms it.
-    names = {"n": index + 1, "value": value}
-    free = _("Die %(n)s: %(value)s") % names
-    kept = _("Die %(n)s: %(value)s, held") % names
+    free, kept = _die_labels(index, value, translation.get_language())
     return {
         "index": index,
         "key": index + 1,
@@ -101,11 +108,17 @@ def avatar(order: int, name: str) -> SafeString:
 
 
 @lru_cache(maxsize=64)
-def _box_names(ruleset: str, language: str | None) -> dict[str, str]:
-    """A rule set's box names in one language (read-only): the same on every
-    push of every game of that rule set, so translated once per process."""
+def _box_names(ruleset: str, language: str | None) -> dict[str, tuple[str, str]]:
+    """A rule set's box names in one language, each with the escaped words a
+    screen reader hears after a box's points ("score in …"), read-only: the
+    same on every push of every game of that rule set, so translated once
+    per process."""
     with translation.override(language):
-        return {key: category_name(ruleset, key) for key in get_ruleset(ruleset).category_keys}
+        names = {key: category_name(ruleset, key) for key in get_ruleset(ruleset).category_keys}
+        return {
+            key: (name, escape(_("— score in %(box)s") % {"box": name}))
+            for key, name in names.items()
+        }
 
 
 def _rows(snap: Snapshot, may_score: bool) -> list[dict[str, Any]]:
@@ -119,12 +132,12 @@ def _rows(snap: Snapshot, may_score: bool) -> list[dict[str, Any]]:
     preview = snap["preview"]
     threshold = snap["upper_bonus_threshold"]
     names = _box_names(snap["ruleset"], translation.get_language())
-    preview_title = _("What the current dice would score here") if preview else ""
+    preview_title = escape(_("What the current dice would score here")) if preview else ""
     # Raw points, not advice: nothing scored reads quiet, the most points stand out.
     top = max(preview.values(), default=0)
     rows = []
     for key in snap["categories"]:
-        name = names[key]
+        name, score_in = names[key]
         cells: list[str] = []
         for seat in snap["seats"]:
             value = seat["boxes"].get(key)
@@ -141,27 +154,22 @@ def _rows(snap: Snapshot, may_score: bool) -> list[dict[str, Any]]:
             else:
                 points = preview[key]
                 tone = " best" if points == top and top else " zero" if not points else ""
+                # A box key is a rule set's identifier and points are digits:
+                # only the words needed escaping, and they were, once.
                 if may_score:
                     cells.append(
-                        format_html(
-                            '<td class="open"><button type="button" class="box{}"'
-                            ' data-action="score" data-category="{}"'
-                            ' data-args=\'{{"category": "{}"}}\'>{}'
-                            '<span class="visually-hidden"> {}</span></button></td>',
-                            tone,
-                            key,
-                            key,
-                            points,
-                            _("— score in %(box)s") % {"box": name},
+                        mark_safe(
+                            f'<td class="open"><button type="button" class="box{tone}"'
+                            f' data-action="score" data-category="{key}"'
+                            f' data-args=\'{{"category": "{key}"}}\'>{points}'
+                            f'<span class="visually-hidden"> {score_in}</span></button></td>'
                         )
                     )
                 else:
                     cells.append(
-                        format_html(
-                            '<td class="open"><span class="preview{}" title="{}">{}</span></td>',
-                            tone,
-                            preview_title,
-                            points,
+                        mark_safe(
+                            f'<td class="open"><span class="preview{tone}"'
+                            f' title="{preview_title}">{points}</span></td>'
                         )
                     )
         rows.append(

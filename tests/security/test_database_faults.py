@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.db import OperationalError
+from django.db import OperationalError, connection
 from django.utils import translation
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from games import broadcast, consumers, services
+from games import broadcast, consumers, movelog, services
 from games.messages import error_message
 from games.models import Game, Move, ScoreEntry
 from games.rules import Score
@@ -39,16 +39,22 @@ def rows(game: Game) -> tuple[Any, ...]:
 
 
 def fail_when_the_version_is_bumped(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The last write of an action fails: the Move and ScoreEntry rows before
-    it were already written inside the same transaction."""
-    save = Game.save
+    """The connection dies just after the action's last write, the game's
+    update, has run: the Move and ScoreEntry rows were written inside the
+    same transaction (before it on SQLite, in the same statement on
+    PostgreSQL), which is never committed."""
+    write = movelog.write
 
-    def failing(self: Game, *args: Any, **kwargs: Any) -> None:
-        if "version" in (kwargs.get("update_fields") or ()):
+    def dies_after(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        execute(sql, params, many, context)
+        if 'UPDATE "games_game"' in sql:
             raise OperationalError("server closed the connection unexpectedly")
-        save(self, *args, **kwargs)
 
-    monkeypatch.setattr(Game, "save", failing)
+    def failing(*args: Any, **kwargs: Any) -> None:
+        with connection.execute_wrapper(dies_after):
+            write(*args, **kwargs)
+
+    monkeypatch.setattr(movelog, "write", failing)
 
 
 async def test_a_database_failure_mid_action_writes_nothing_and_the_player_may_retry(
