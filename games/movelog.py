@@ -35,9 +35,15 @@ class LoggedMove:
     score: ScoreEntry | None = None
 
 
+def _inserted(model: type[Model]) -> list[Field[Any, Any]]:
+    """The columns an insert of ``model`` names, in order (the key is the
+    database's to pick)."""
+    return [f for f in model._meta.concrete_fields if not f.primary_key]
+
+
 def _insert_sql(connection: BaseDatabaseWrapper, model: type[Model]) -> str:
     quote = connection.ops.quote_name
-    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    fields = _inserted(model)
     columns = ", ".join(quote(_column(f)) for f in fields)
     marks = ", ".join(["%s"] * len(fields))
     return f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({marks})"
@@ -89,11 +95,7 @@ def _game_field(name: str) -> Field[Any, Any]:
 
 
 def _insert_params(connection: BaseDatabaseWrapper, row: Model) -> list[Any]:
-    return [
-        f.get_db_prep_save(f.pre_save(row, True), connection)
-        for f in row._meta.concrete_fields
-        if not f.primary_key
-    ]
+    return [f.get_db_prep_save(f.pre_save(row, True), connection) for f in _inserted(type(row))]
 
 
 def write(game: Game, fields: Sequence[str], logged: LoggedMove) -> None:
