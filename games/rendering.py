@@ -58,29 +58,29 @@ PIP_MARKUP: dict[int, SafeString] = {
 
 
 @lru_cache(maxsize=1024)
-def _die_labels(index: int, value: int, language: str | None) -> tuple[str, str]:
-    """What a die is read out as, free and held, in one language (30 dice
-    faces and places: the same on every push, so translated once)."""
+def _die(index: int, value: int, held: bool, can_hold: bool, language: str | None) -> SafeString:
+    """One die's button, in one language.
+
+    Every push draws five dice, and a die's button is the same wherever it is
+    shown: 6 faces x 5 places, held or not, holdable or not, is a few hundred
+    buttons per language. So each is rendered once, not once per die per view.
+    Both labels travel with the die: the page swaps them as a click holds or
+    releases it, before the push confirms it.
+    """
     with translation.override(language):
         names = {"n": index + 1, "value": value}
-        return _("Die %(n)s: %(value)s") % names, _("Die %(n)s: %(value)s, held") % names
-
-
-def _die(index: int, value: int, held: bool) -> dict[str, Any]:
-    # Both labels travel with the die: the page swaps them as a click holds
-    # or releases it, before the push confirms it.
-    free, kept = _die_labels(index, value, translation.get_language())
-    return {
-        "index": index,
-        "key": index + 1,
-        "value": value,
-        "held": held,
-        "pressed": "true" if held else "false",
-        "label": kept if held else free,
-        "label_free": free,
-        "label_held": kept,
-        "pips": PIP_MARKUP[value],
-    }
+        context = {
+            "index": index,
+            "value": value,
+            "held": held,
+            "can_hold": can_hold,
+            "label_free": _("Die %(n)s: %(value)s") % names,
+            "label_held": _("Die %(n)s: %(value)s, held") % names,
+            "held_word": pgettext("under a held die", "Hold"),
+            "pips": PIP_MARKUP[value],
+        }
+    template = engines["jinja2"].get_template("games/partials/die.html")
+    return mark_safe(template.render(context))
 
 
 # Seat colours (yacht.css, .seat-c0 to .seat-c5): never the only sign of a
@@ -109,28 +109,29 @@ def avatar(order: int, name: str) -> SafeString:
 
 @lru_cache(maxsize=64)
 def _box_names(ruleset: str, language: str | None) -> dict[str, tuple[str, str]]:
-    """A rule set's box names in one language, each with the escaped words a
-    screen reader hears after a box's points ("score in …"), read-only: the
-    same on every push of every game of that rule set, so translated once
-    per process."""
+    """A rule set's box names in one language, each with the words a screen
+    reader hears after a box's points ("score in …"), both escaped for HTML
+    and read-only: the same on every push of every game of that rule set,
+    so translated once per process."""
     with translation.override(language):
         names = {key: category_name(ruleset, key) for key in get_ruleset(ruleset).category_keys}
         return {
-            key: (name, escape(_("— score in %(box)s") % {"box": name}))
+            key: (escape(name), escape(_("— score in %(box)s") % {"box": name}))
             for key, name in names.items()
         }
 
 
-def _rows(snap: Snapshot, may_score: bool) -> list[dict[str, Any]]:
-    """The scorecard's rows, each cell's content already built.
+def _rows(snap: Snapshot, seats: list[dict[str, Any]], may_score: bool) -> list[SafeString]:
+    """The scorecard's rows (and the upper bonus's, after the last upper
+    box), each built whole.
 
     This is the hot loop of every push (boxes x seats, per viewer): as
-    template tags it cost about half of a whole table's render, so the cells
-    are formatted here and the template only places them in the row.
+    template tags it cost about half of a whole table's render, and each
+    value a template prints is escaped again, so the rows are built here and
+    the template only places them.
     """
     current = snap["current_seat"]
     preview = snap["preview"]
-    threshold = snap["upper_bonus_threshold"]
     names = _box_names(snap["ruleset"], translation.get_language())
     preview_title = escape(_("What the current dice would score here")) if preview else ""
     # Raw points, not advice: nothing scored reads quiet, the most points stand out.
@@ -144,13 +145,11 @@ def _rows(snap: Snapshot, may_score: bool) -> list[dict[str, Any]]:
             if value is not None:
                 # Digits only: nothing to escape.
                 cells.append(
-                    mark_safe(
-                        f'<td class="filled seat-c{seat["order"] % SEAT_COLOURS}"'
-                        f' data-cell="{seat["order"]}-{key}">{value}</td>'
-                    )
+                    f'<td class="filled seat-c{seat["order"] % SEAT_COLOURS}"'
+                    f' data-cell="{seat["order"]}-{key}">{value}</td>'
                 )
             elif seat["order"] != current or key not in preview:
-                cells.append(mark_safe("<td></td>"))
+                cells.append("<td></td>")
             else:
                 points = preview[key]
                 tone = " best" if points == top and top else " zero" if not points else ""
@@ -158,31 +157,39 @@ def _rows(snap: Snapshot, may_score: bool) -> list[dict[str, Any]]:
                 # only the words needed escaping, and they were, once.
                 if may_score:
                     cells.append(
-                        mark_safe(
-                            f'<td class="open"><button type="button" class="box{tone}"'
-                            f' data-action="score" data-category="{key}"'
-                            f' data-args=\'{{"category": "{key}"}}\'>{points}'
-                            f'<span class="visually-hidden"> {score_in}</span></button></td>'
-                        )
+                        f'<td class="open"><button type="button" class="box{tone}"'
+                        f' data-action="score" data-category="{key}"'
+                        f' data-args=\'{{"category": "{key}"}}\'>{points}'
+                        f'<span class="visually-hidden"> {score_in}</span></button></td>'
                     )
                 else:
                     cells.append(
-                        mark_safe(
-                            f'<td class="open"><span class="preview{tone}"'
-                            f' title="{preview_title}">{points}</span></td>'
-                        )
+                        f'<td class="open"><span class="preview{tone}"'
+                        f' title="{preview_title}">{points}</span></td>'
                     )
-        rows.append(
-            {
-                "key": key,
-                "name": name,
-                "kind": "upper" if key in UPPER_KEYS else "lower",
-                "cells": cells,
-                # The upper bonus line follows the last upper box.
-                "bonus_after": bool(threshold) and key == "sixes",
-            }
-        )
+        kind = "upper" if key in UPPER_KEYS else "lower"
+        row = f'<tr class="{kind}">\n<th scope="row">{name}</th>\n{"".join(cells)}\n</tr>'
+        if key == "sixes" and snap["upper_bonus_threshold"]:
+            row += "\n" + _upper_bonus_row(seats, snap["upper_bonus_threshold"])
+        rows.append(mark_safe(row))
     return rows
+
+
+def _upper_bonus_row(seats: list[dict[str, Any]], threshold: int) -> str:
+    """The upper bonus: each seat's, or its progress toward it (all digits)."""
+    cells = []
+    for seat in seats:
+        if seat["upper_bonus"]:
+            inside = f"+{seat['upper_bonus']}"
+        else:
+            inside = (
+                f'<span class="progress">{seat["upper_progress"]}</span>'
+                f'<progress class="bonus-bar" max="{threshold}" value="{seat["upper"]}"'
+                ' aria-hidden="true"></progress>'
+            )
+        cells.append(f'<td class="bonus seat-c{seat["colour"]}">{inside}</td>')
+    title = escape(_("Upper bonus"))
+    return f'<tr class="subtotal">\n<th scope="row">{title}</th>\n{"".join(cells)}\n</tr>'
 
 
 def _bot_label(seat: SeatSnapshot) -> str:
@@ -327,8 +334,11 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "my_turn": my_turn,
         "current": current,
         "seats": seats,
-        "rows": _rows(snap, "score" in can),
-        "dice": [_die(i, v, i in held) for i, v in enumerate(snap["dice"])],
+        "rows": _rows(snap, seats, "score" in can),
+        "dice": [
+            _die(i, v, i in held, "hold" in can, translation.get_language())
+            for i, v in enumerate(snap["dice"])
+        ],
         # Holding is part of the next roll, so it is allowed when a reroll is.
         "can_hold": "hold" in can,
         "ruleset_name": ruleset_name(snap["ruleset"]),
@@ -342,7 +352,6 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "dup": _duplicate(snap, me),
         "rolls_left": ngettext("%(left)s roll left", "%(left)s rolls left", snap["rolls_left"])
         % {"left": snap["rolls_left"]},
-        "held_word": pgettext("under a held die", "Hold"),
     }
 
 

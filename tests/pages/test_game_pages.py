@@ -83,3 +83,35 @@ def test_previews_mute_zeros_and_light_the_most_points_and_a_bot_to_move_is_thin
     )
     html = table_message(game_snapshot(game), 0, "en")["html"]
     assert "thinking…" in html
+
+
+def test_each_viewer_sees_the_dice_in_their_language_and_only_the_mover_may_hold_them():
+    """A die's button is rendered once and shared by every table that shows
+    it: what it says and allows must still be each viewer's own."""
+    from games import services
+    from games.rendering import table_message
+    from games.rules import Roll, ScriptedDice
+    from games.selectors import game_snapshot
+
+    game = factories.started_game(2)
+    game = services.game_act(
+        token=game.token,
+        guest_id="ana",
+        version=game.version,
+        action=Roll(),
+        rng=ScriptedDice([3, 1, 4, 1, 5]),
+    )
+    game = services.game_hold(token=game.token, guest_id="ana", version=game.version, dice=[2])
+    snap = game_snapshot(game)
+
+    def dice(seat, language):
+        html = table_message(snap, seat, language)["html"]
+        return re.findall(r'<button type="button" class="die[^"]*".*?</button>', html, re.S)
+
+    mine, theirs, catalan = dice(0, "en"), dice(1, "en"), dice(0, "ca")
+    assert len(mine) == len(theirs) == len(catalan) == 5
+    assert 'aria-label="Die 3: 4, held"' in mine[2] and 'class="die held"' in mine[2]
+    assert 'aria-label="Die 1: 3"' in mine[0] and 'aria-pressed="false"' in mine[0]
+    assert 'aria-label="Dau 3: 4, ' in catalan[2]
+    assert all("disabled" not in die and 'class="die-key"' in die for die in mine)
+    assert all("disabled" in die and "die-key" not in die for die in theirs)
