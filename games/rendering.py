@@ -4,9 +4,11 @@ The game page and every websocket push go through ``table_html`` and the
 same template, so a refresh and a live update can never disagree. What
 differs per viewer is only the language and which controls are live.
 
-The table's template is the one Jinja template (``games/jinja2/``): it is
-rendered once per view of every move, and Jinja's compiled templates cost a
-fraction of the Django engine's (``bench.render`` measures both).
+The table's template is a Jinja template (``games/jinja2/``): it is rendered
+once per view of every move, and Jinja's compiled templates cost a fraction
+of the Django engine's (``bench.render`` measures both). What repeats in it
+comes ready-made from here: the dice, rendered once per process, and the
+scorecard's rows, built whole.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The Jinja2 environment of the templates rendered on every move.
 
-Only the game table's partial is a Jinja template (``games/jinja2/``): it is
-rendered once per distinct view of every version, and Jinja compiles it to
-Python. Its words go through Django's own gettext, in whatever language is
-active, and ``makemessages`` reads the ``_("…")`` calls as it reads a Django
-template's.
+Only the game table's partial and its dice are Jinja templates
+(``games/jinja2/``): the table is rendered once per distinct view of every
+version, and Jinja compiles it to Python. Its words go through Django's own
+gettext, in whatever language is active, and ``makemessages`` reads the
+``_("…")`` calls as it reads a Django template's.
 """
 
 from __future__ import annotations
