@@ -58,20 +58,26 @@ def test_the_review_draws_the_dice_with_pips(client):
     assert 'class="pip on"' in html
 
 
-def test_previews_mute_zeros_and_light_the_most_points_and_a_bot_to_move_is_thinking():
+def first_roll(game: Game, dice: list[int]) -> Game:
+    """Ana, in the first seat, rolls ``dice``."""
     from games import services
-    from games.rendering import table_message
     from games.rules import Roll, ScriptedDice
-    from games.selectors import game_snapshot
 
-    game = factories.started_game(2, bot_level="solid")
-    game = services.game_act(
+    return services.game_act(
         token=game.token,
         guest_id="ana",
         version=game.version,
         action=Roll(),
-        rng=ScriptedDice([6, 6, 6, 6, 2]),
+        rng=ScriptedDice(dice),
     )
+
+
+def test_previews_mute_zeros_and_light_the_most_points_and_a_bot_to_move_is_thinking():
+    from games import services
+    from games.rendering import table_message
+    from games.selectors import game_snapshot
+
+    game = first_roll(factories.started_game(2, bot_level="solid"), [6, 6, 6, 6, 2])
     html = table_message(game_snapshot(game), 0, "en")["html"]
     assert re.search(r'class="box best"[^>]*data-category="yacht"', html) is None
     best = re.findall(r'class="box best" data-action="score" data-category="(\w+)"', html)
@@ -90,17 +96,9 @@ def test_each_viewer_sees_the_dice_in_their_language_and_only_the_mover_may_hold
     it: what it says and allows must still be each viewer's own."""
     from games import services
     from games.rendering import table_message
-    from games.rules import Roll, ScriptedDice
     from games.selectors import game_snapshot
 
-    game = factories.started_game(2)
-    game = services.game_act(
-        token=game.token,
-        guest_id="ana",
-        version=game.version,
-        action=Roll(),
-        rng=ScriptedDice([3, 1, 4, 1, 5]),
-    )
+    game = first_roll(factories.started_game(2), [3, 1, 4, 1, 5])
     game = services.game_hold(token=game.token, guest_id="ana", version=game.version, dice=[2])
     snap = game_snapshot(game)
 
