@@ -494,8 +494,10 @@ def snapshot(
     }
 
 
-def game_snapshot(game: Game) -> Snapshot:
-    players = game_players(game)
+def game_snapshot(game: Game, players: list[Player] | None = None) -> Snapshot:
+    """``game``'s snapshot, from its seats read here unless already given."""
+    if players is None:
+        players = game_players(game)
     state = game_state(game, players) if game.status != Game.Status.LOBBY else None
     return snapshot(game, players, state)
 

@@ -30,9 +30,11 @@ from games.rules import RULESETS, GameError, get_ruleset
 from games.selectors import (
     game_by_token,
     game_chat_lines,
+    game_players,
     game_review,
     game_snapshot,
     games_hosted_since,
+    seat_among,
     seat_of,
     seen_by,
 )
@@ -121,8 +123,9 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
     ):
         game.refresh_from_db()
     # Only read: a visitor who just looks gets no session row of their own.
-    seat = seat_of(game, guest_id_of(request.session))
-    snap = game_snapshot(game)
+    players = game_players(game)
+    seat = seat_among(players, guest_id_of(request.session))
+    snap = game_snapshot(game, players)
     me = seat.order if seat else None
     can_join = (
         seat is None and game.status == Game.Status.LOBBY and len(snap["seats"]) < game.seat_count

@@ -113,3 +113,16 @@ def test_each_viewer_sees_the_dice_in_their_language_and_only_the_mover_may_hold
     assert 'aria-label="Dau 3: 4, ' in catalan[2]
     assert all("disabled" not in die and 'class="die-key"' in die for die in mine)
     assert all("disabled" in die and "die-key" not in die for die in theirs)
+
+
+def test_the_game_page_reads_its_seats_once(client):
+    """The viewer's seat is found among the seats the table is drawn from."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    game = create(client)
+    with CaptureQueriesContext(connection) as queries:
+        html = client.get(f"/en/g/{game.token}/").content.decode()
+    seat_reads = [q for q in queries.captured_queries if 'FROM "games_player"' in q["sql"]]
+    assert len(seat_reads) == 1
+    assert 'data-seat="0"' in html
