@@ -125,7 +125,8 @@ def _box_names(ruleset: str, language: str | None) -> dict[str, tuple[str, str]]
 
 def _rows(snap: Snapshot, seats: list[dict[str, Any]], may_score: bool) -> list[SafeString]:
     """The scorecard's rows (and the upper bonus's, after the last upper
-    box), each built whole.
+    box), each built whole, with a cell per seat of ``seats`` (the table's,
+    as ``table_context`` describes them).
 
     This is the hot loop of every push (boxes x seats, per viewer): as
     template tags it cost about half of a whole table's render, and each
@@ -142,12 +143,12 @@ def _rows(snap: Snapshot, seats: list[dict[str, Any]], may_score: bool) -> list[
     for key in snap["categories"]:
         name, score_in = names[key]
         cells: list[str] = []
-        for seat in snap["seats"]:
+        for seat in seats:
             value = seat["boxes"].get(key)
             if value is not None:
                 # Digits only: nothing to escape.
                 cells.append(
-                    f'<td class="filled seat-c{seat["order"] % SEAT_COLOURS}"'
+                    f'<td class="filled seat-c{seat["colour"]}"'
                     f' data-cell="{seat["order"]}-{key}">{value}</td>'
                 )
             elif seat["order"] != current or key not in preview:
@@ -301,6 +302,8 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
     # page wakes its button up when it is (and the server checks the time).
     can = allowed_actions(snapshot_table(snap, absent=True), me)
     held = set(snap["held"])
+    # Holding is part of the next roll, so it is allowed when a reroll is.
+    can_hold = "hold" in can
     threshold = snap["upper_bonus_threshold"]
     seats = []
     for seat in snap["seats"]:
@@ -338,11 +341,10 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "seats": seats,
         "rows": _rows(snap, seats, "score" in can),
         "dice": [
-            _die(i, v, i in held, "hold" in can, translation.get_language())
+            _die(i, v, i in held, can_hold, translation.get_language())
             for i, v in enumerate(snap["dice"])
         ],
-        # Holding is part of the next roll, so it is allowed when a reroll is.
-        "can_hold": "hold" in can,
+        "can_hold": can_hold,
         "ruleset_name": ruleset_name(snap["ruleset"]),
         "has_extra_bonus": any(s["extra_bonus"] for s in snap["seats"]),
         "result": result_sentence(snap) if snap["status"] == "finished" else "",
