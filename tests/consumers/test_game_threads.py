@@ -5,10 +5,12 @@ import asyncio
 import threading
 
 import pytest
+from asgiref.sync import sync_to_async
 
 from games import dbthreads
 from games.dbthreads import GameThreads
 from games.models import Game
+from tests import factories
 
 
 def tokens_on_different_threads(threads: GameThreads) -> tuple[str, str]:
@@ -75,3 +77,25 @@ async def test_a_call_reads_the_database_off_the_event_loops_thread() -> None:
     assert games == 0
     assert thread.startswith("game-db-")
     assert thread != threading.current_thread().name
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_busy_shared_thread_holds_up_no_socket(connect) -> None:
+    # Django runs every page view of the process on one shared thread. A
+    # slow page there must not delay a move or its push: a socket's messages
+    # never wait for that thread.
+    game = await sync_to_async(factories.lobby_game)()
+    ana = await connect(game.token, "ana")
+    bo = await connect(game.token, "bo")
+    for client in (ana, bo):
+        await client.table()
+    release = threading.Event()
+    busy = asyncio.ensure_future(sync_to_async(release.wait, thread_sensitive=True)(10))
+    try:
+        await ana.send({"action": "start", "version": 2})
+        assert (await ana.table())["version"] == 3
+        assert (await bo.table())["version"] == 3
+        assert not busy.done()
+    finally:
+        release.set()
+    assert await busy is True
