@@ -19,9 +19,10 @@ moment the last socket of its game has the resulting push (p50/p95/p99);
 daphne's CPU (cores busy, and ms per accepted action: the figure least moved
 by other load on a shared machine) and peak RSS, with the CPU of the
 benchmark database's PostgreSQL backends, of the whole Redis server and of the
-load generator beside it; errors, lost pushes (version gaps) and timeouts
-(a push still missing 30 s after the window, or a socket silent 60 s
-mid-game), counted, never dropped.
+load generator beside it, and the share of the machine's CPU time a
+virtual machine's host took for others meanwhile (steal); errors, lost
+pushes (version gaps) and timeouts (a push still missing 30 s after the
+window, or a socket silent 60 s mid-game), counted, never dropped.
 
 Then, human-paced and open loop: for each N of a ramp (100, 200, 300, 400
 games by default), the same two-player games with each player acting 1-3 s
@@ -114,6 +115,14 @@ def pids_named(*names: str) -> list[int]:
     return found
 
 
+def machine_cpu() -> tuple[int, int]:
+    """The whole machine's CPU time so far, in ticks: (stolen, all). On a
+    virtual machine the host may run something else on our cores ("steal");
+    latency measured while it does is the host's as much as ours."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    return values[7], sum(values)
+
+
 def cpu_of(pids: list[int]) -> float:
     return sum(cpu_seconds(pid) for pid in pids)
 
@@ -170,6 +179,8 @@ class Step:
     # nginx in front of the processes (--proxy), master and workers.
     proxy_cores: float = 0.0
     loadgen_cores: float = 0.0
+    # Share of the machine's CPU time the host took for others (virtual machines).
+    steal_pct: float = 0.0
     mean_push_chars: float = 0.0
     error_codes: dict[str, int] = field(default_factory=dict)
 
@@ -336,6 +347,7 @@ def measure(
                 "proxy": cpu_of(nginx),
                 "postgres": postgres_backends(env["DATABASE_URL"]),
                 "loadgen": time.process_time(),
+                "machine": machine_cpu(),
             }
 
         loop = asyncio.new_event_loop()
@@ -390,6 +402,8 @@ def measure(
     step.redis_cores = (after["redis"] - before["redis"]) / wall
     step.proxy_cores = (after["proxy"] - before["proxy"]) / wall
     step.loadgen_cores = (after["loadgen"] - before["loadgen"]) / wall
+    stolen = after["machine"][0] - before["machine"][0]
+    step.steal_pct = 100 * stolen / max(1, after["machine"][1] - before["machine"][1])
     if step.actions:
         step.daphne_ms_per_action = step.daphne_cores * wall * 1000 / step.actions
         step.postgres_ms_per_action = step.postgres_cores * wall * 1000 / step.actions
@@ -583,7 +597,8 @@ def report(steps: list[Step]) -> None:
     header = (
         f"{'profile':15} {'server':6} {'N':>4} {'act/s':>7} {'p50ms':>7} {'p95ms':>7} "
         f"{'p99ms':>7} {'err':>4} {'lost':>4} {'tmo':>4} {'daphne':>6} {'pg':>5} {'redis':>5} "
-        f"{'nginx':>5} {'loadgen':>7} {'rssMB':>6} {'push':>6} {'cpu ms/act':>10} {'pg ms/act':>9}"
+        f"{'nginx':>5} {'loadgen':>7} {'rssMB':>6} {'push':>6} {'cpu ms/act':>10} {'pg ms/act':>9} "
+        f"{'steal%':>6}"
     )
     print(header)
     floors = {(s.profile, s.games): s for s in steps if s.server == "floor"}
@@ -594,7 +609,7 @@ def report(steps: list[Step]) -> None:
             f"{s.daphne_cores:>6.2f} {s.postgres_cores:>5.2f} {s.redis_cores:>5.2f} "
             f"{s.proxy_cores:>5.2f} {s.loadgen_cores:>7.2f} {s.daphne_peak_rss_mb:>6.0f} "
             f"{s.mean_push_chars:>6.0f} "
-            f"{s.daphne_ms_per_action:>10.2f} {s.postgres_ms_per_action:>9.2f}"
+            f"{s.daphne_ms_per_action:>10.2f} {s.postgres_ms_per_action:>9.2f} {s.steal_pct:>6.1f}"
         )
     print(
         "\nratio to the floor (same profile, same N): "
@@ -625,6 +640,7 @@ def report(steps: list[Step]) -> None:
                 f"timeouts {s.timeouts}  errors {s.errors}  daphne {s.daphne_cores:.2f} cores  "
                 f"{s.daphne_ms_per_action:.2f} ms/act"
                 + (f"  nginx {s.proxy_cores:.2f} cores" if s.proxy else "")
+                + f"  steal {s.steal_pct:.0f}%"
                 + f"  {'held' if holds(s) else 'NOT held'}"
             )
         for profile in dict.fromkeys(s.profile for s in paced):
