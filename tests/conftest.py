@@ -99,3 +99,16 @@ def fresh_limits() -> Iterator[None]:
     clear()
     yield
     clear()
+
+
+@pytest.fixture(autouse=True)
+def default_language() -> Iterator[None]:
+    """Every test starts in the default language. A page fetched with the
+    test client runs in the test's own thread, and Django's locale
+    middleware leaves the page's language active there: a Catalan page
+    made a later test read its expected messages in Catalan."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
