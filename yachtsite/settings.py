@@ -58,6 +58,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes asks: it turns a throttled sign-in into its page.
     "axes.middleware.AxesMiddleware",
+    # Innermost and synchronous only, so that all of the above run in one
+    # trip to the shared thread rather than one per method (see the module).
+    "yachtsite.syncpages.SynchronousPagesMiddleware",
 ]
 
 ROOT_URLCONF = "yachtsite.urls"
