@@ -65,15 +65,18 @@ def _cards(games: list[Game]) -> dict[int, dict[int, rules.Scorecard]]:
     }
 
 
-def guest_games(guest_id: str) -> list[MyGame]:
-    """The games this guest has a seat at, newest first."""
+def guest_games(
+    guest_id: str, *, unfinished: bool = False, limit: int = GAMES_LISTED
+) -> list[MyGame]:
+    """The games this guest has a seat at, newest first; with ``unfinished``,
+    only those in the lobby or in play (so a guest with a long record reads
+    none of it for a list of the games still open)."""
     if not guest_id:
         return []
-    seats = list(
-        Player.objects.filter(guest_id=guest_id)
-        .select_related("game")
-        .order_by("-game__created_at")[:GAMES_LISTED]
-    )
+    seated = Player.objects.filter(guest_id=guest_id)
+    if unfinished:
+        seated = seated.exclude(game__status=Game.Status.FINISHED)
+    seats = list(seated.select_related("game").order_by("-game__created_at")[:limit])
     games = [s.game for s in seats]
     names: dict[int, list[str]] = defaultdict(list)
     for game_id, name in (

@@ -49,8 +49,7 @@ def health(request: HttpRequest) -> JsonResponse:
 
 
 def _unfinished(request: HttpRequest) -> list[records.MyGame]:
-    games = records.guest_games(guest_id_of(request.session))
-    return [g for g in games if g.status != Game.Status.FINISHED][:5]
+    return records.guest_games(guest_id_of(request.session), unfinished=True, limit=5)
 
 
 @require_http_methods(["GET", "POST"])

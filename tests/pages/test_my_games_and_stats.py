@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from games import services
+from games import rules, services
 from games.guests import GUEST_KEY
 from games.models import Game, Player
 from tests import factories
@@ -64,6 +64,25 @@ def test_the_home_page_and_the_header_lead_to_my_games_and_an_unfinished_game(cl
     home = as_guest(client, "ana").get("/en/").content.decode()
     assert 'href="/en/my/games/"' in home and 'href="/en/my/stats/"' in home
     assert "Your unfinished games" in home and f"/en/g/{game.token}/" in home
+
+
+def test_the_home_page_reads_only_the_guests_unfinished_games(client, monkeypatch):
+    done = [finished(2, seed=s) for s in range(4)]
+    playing = factories.started_game(2)
+    summed = []
+    totals = rules.totals
+
+    def counted(*args):
+        summed.append(args)
+        return totals(*args)
+
+    monkeypatch.setattr(rules, "totals", counted)
+    home = as_guest(client, "ana").get("/en/").content.decode()
+    assert f"/en/g/{playing.token}/" in home
+    assert not any(f"/en/g/{game.token}/" in home for game in done)
+    # Only the game in play is summed up: a long record of finished games
+    # costs the home page nothing.
+    assert len(summed) == 1
 
 
 def test_my_stats_sum_up_finished_games_per_rule_set_with_a_chart(client):
