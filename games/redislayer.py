@@ -23,9 +23,13 @@ for the next one. Nothing cancels this reader while the process has a
 socket: only the last one leaving or the loop closing does, and then no
 socket here is left to deliver to. A read that fails with Redis closes
 every socket with "try again", and a socket that reconnects is first sent
-the whole current table. A push's group send is two round trips, not four.
-Together they cut about half the Redis work of each push on the sockets'
-loop.
+the whole current table.
+
+A push's group send reads the group (one round trip) and puts the message
+straight into the inboxes of this process's sockets: it never goes through
+this process's own queue and back. Only other processes' queues are written,
+all in one script, so a push among the sockets of one process costs one
+round trip instead of the stock layer's eight.
 """
 
 from __future__ import annotations
@@ -79,6 +83,8 @@ class OwnReaderRedisChannelLayer(RedisChannelLayer):
         super().__init__(*args, **kwargs)
         self._inboxes: dict[str, Inbox] = {}
         self._readers: dict[str, asyncio.Task[None]] = {}
+        # What every channel made here has in its name (see new_channel).
+        self._own_mark = f".{self.client_prefix}!"
 
     async def new_channel(self, prefix: str = "specific") -> str:
         channel: str = await super().new_channel(prefix)
@@ -146,20 +152,34 @@ class OwnReaderRedisChannelLayer(RedisChannelLayer):
             del self._readers[process_channel]
 
     async def group_send(self, group: str, message: dict[str, Any]) -> None:
-        """The stock group send in two round trips, not four: the group's
-        expired members are dropped and the rest read in one pipeline, and
-        each queue's expired messages are dropped by the script that adds
-        the new one."""
+        """The stock group send in one or two round trips, not four: the
+        group's expired members are dropped and the rest read in one
+        pipeline; this process's members get the message in their inboxes
+        at once, and only other processes' queues are written, by a script
+        that also drops their expired messages."""
         assert self.require_valid_group_name(group), "Group name not valid"
         key = self._group_key(group)
         async with self.connection(self.consistent_hash(group)).pipeline(transaction=False) as pipe:
             pipe.zremrangebyscore(key, min=0, max=int(time.time()) - self.group_expiry)
             pipe.zrange(key, 0, -1)
             _, members = await pipe.execute()
-        channels = [member.decode("utf8") for member in members]
-        by_connection, messages, capacities = self._map_channel_keys_to_connection(
-            channels, message
-        )
+        remote: list[str] = []
+        here: list[Inbox] = []
+        for member in members:
+            channel = member.decode("utf8")
+            if self._own_mark not in channel:
+                remote.append(channel)
+            elif (inbox := self._inboxes.get(channel)) is not None:
+                here.append(inbox)
+        if here:
+            # This process's sockets share one copy, as they share one popped
+            # message: no round trip to this process's own queue and back.
+            delivered = dict(message)
+            for inbox in here:
+                inbox.put_nowait(delivered)
+        if not remote:
+            return
+        by_connection, messages, capacities = self._map_channel_keys_to_connection(remote, message)
         for index, keys in by_connection.items():
             now = time.time()
             refused = await self.connection(index).eval(

@@ -23,14 +23,35 @@ pytestmark = pytest.mark.skipif(
 REDIS_DB = 6
 
 
-@pytest.fixture
-async def layer() -> AsyncIterator[OwnReaderRedisChannelLayer]:
+def make_layer() -> OwnReaderRedisChannelLayer:
     url = urlsplit(settings.REDIS_URL)._replace(path=f"/{REDIS_DB}").geturl()
-    made = OwnReaderRedisChannelLayer(
+    return OwnReaderRedisChannelLayer(
         hosts=[{"address": url, "socket_timeout": 30}], expiry=30, capacity=100
     )
+
+
+@pytest.fixture
+async def layer() -> AsyncIterator[OwnReaderRedisChannelLayer]:
+    made = make_layer()
     yield made
     await made.flush()
+
+
+@pytest.fixture
+async def other() -> AsyncIterator[OwnReaderRedisChannelLayer]:
+    """The layer of another server process, on the same Redis."""
+    made = make_layer()
+    yield made
+    # Not flush(): that empties the shared Redis database under `layer`.
+    for reader in list(made._readers.values()):
+        reader.cancel()
+
+
+async def queued(layer: OwnReaderRedisChannelLayer, channel: str) -> int:
+    """Messages waiting in Redis in the queue of ``channel``'s process."""
+    key = layer.prefix + layer.non_local_name(channel)
+    count: int = await layer.connection(layer.consistent_hash(key)).zcard(key)
+    return count
 
 
 async def test_a_socket_closing_while_it_waits_loses_no_other_sockets_push(layer):
@@ -73,12 +94,33 @@ async def test_a_closed_sockets_later_mail_is_not_kept(layer):
     assert channel not in layer._inboxes
 
 
-async def test_a_full_queue_refuses_more_and_the_group_send_goes_on(layer):
+async def test_this_processs_sockets_get_a_push_without_a_trip_through_its_queue(layer, other):
+    here = [await layer.new_channel() for _ in range(2)]
+    there = await other.new_channel()
+    for channel in [*here, there]:
+        await layer.group_add("mixed", channel)
+    await layer.group_send("mixed", {"type": "game.snapshot", "version": 4})
+    # This process's sockets have it in their inboxes, and nothing waits
+    # in Redis for this process; the other process's socket is sent it there.
+    assert await queued(layer, here[0]) == 0
+    assert await queued(other, there) == 1
+    for channel in here:
+        assert (await asyncio.wait_for(layer.receive(channel), 10))["version"] == 4
+    assert (await asyncio.wait_for(other.receive(there), 10))["version"] == 4
+    # And back: the other process's send reaches these sockets through Redis.
+    await other.group_send("mixed", {"type": "game.snapshot", "version": 5})
+    for channel in here:
+        assert (await asyncio.wait_for(layer.receive(channel), 10))["version"] == 5
+    assert (await asyncio.wait_for(other.receive(there), 10))["version"] == 5
+
+
+async def test_a_full_queue_refuses_more_and_the_group_send_goes_on(layer, other):
     channel = await layer.new_channel()
     await layer.group_add("full", channel)
-    # Nobody reads yet: the process's queue fills up to the layer's capacity.
+    # Nobody reads yet: the process's queue fills up to the layer's capacity
+    # with what another process sends it.
     for version in range(layer.capacity + 5):
-        await layer.group_send("full", {"type": "game.snapshot", "version": version})
+        await other.group_send("full", {"type": "game.snapshot", "version": version})
     got = [
         (await asyncio.wait_for(layer.receive(channel), 10))["version"]
         for _ in range(layer.capacity)
@@ -86,5 +128,5 @@ async def test_a_full_queue_refuses_more_and_the_group_send_goes_on(layer):
     assert got == list(range(layer.capacity))
     with pytest.raises(TimeoutError):
         await asyncio.wait_for(layer.receive(channel), 0.5)
-    await layer.group_send("full", {"type": "game.snapshot", "version": 999})
+    await other.group_send("full", {"type": "game.snapshot", "version": 999})
     assert (await asyncio.wait_for(layer.receive(channel), 10))["version"] == 999
