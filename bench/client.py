@@ -171,10 +171,12 @@ async def play_seat(
     stop_acting_at: float = float("inf"),
     idle_timeout: float = 15.0,
     think: tuple[float, float] | None = None,
+    start_within: float = 0.0,
 ) -> None:
     """Read this socket's pushes; act the moment a push says it is our turn,
     or, given ``think``, after a pause drawn uniformly from that range (in
-    seconds), as a person would."""
+    seconds), as a person would. The host starts the game once everyone is
+    here, after a pause drawn uniformly from 0 to ``start_within`` seconds."""
     last = 0
     log.seen[seat] = []
     while True:
@@ -216,10 +218,10 @@ async def play_seat(
             # Start only once every player's socket is open, or the others
             # would miss the start push (as a real host waits for friends).
             await everyone_here.wait()
-            if think is not None:
+            if start_within:
                 # People do not all press Start in the same instant: an open
                 # loop whose games all start at once measures that burst.
-                await asyncio.sleep(random.uniform(0, think[1]))
+                await asyncio.sleep(random.uniform(0, start_within))
             action = {"action": "start", "version": version}
         elif state["status"] == "playing" and state["current_seat"] == seat:
             action = choose_action(state, version, holds=think is not None)
