@@ -3,6 +3,7 @@ order they were made, one at a time, and another game's beside them."""
 
 import asyncio
 import threading
+from collections.abc import Iterator
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -99,3 +100,71 @@ async def test_a_busy_shared_thread_holds_up_no_socket(connect) -> None:
     finally:
         release.set()
     assert await busy is True
+
+
+@pytest.fixture
+def opened() -> Iterator[list[str]]:
+    """The thread of each database connection opened (or taken from the pool)."""
+    from django.db.backends.signals import connection_created
+
+    names: list[str] = []
+
+    def note(**_: object) -> None:
+        names.append(threading.current_thread().name)
+
+    connection_created.connect(note, weak=False)
+    yield names
+    connection_created.disconnect(note)
+
+
+def _read() -> int:
+    return Game.objects.count()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_games_thread_keeps_its_connection_from_one_call_to_the_next(opened) -> None:
+    # channels opens and closes one around every call: on PostgreSQL's pool
+    # that was a check of the connection and its set-up for every move.
+    threads = GameThreads(1)
+    try:
+        for token in ("a", "b", "a"):
+            await threads.run(token, _read)
+        assert len([name for name in opened if name.startswith("game-db-")]) == 1
+    finally:
+        threads.close_connections()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_call_that_fails_in_the_database_gives_its_connection_back(opened) -> None:
+    from django.db import DatabaseError, connection
+
+    def fail() -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT * FROM no_such_table")
+
+    threads = GameThreads(1)
+    try:
+        await threads.run("a", _read)
+        with pytest.raises(DatabaseError):
+            await threads.run("a", fail)
+        assert await threads.run("a", lambda: connection.connection) is None
+        assert await threads.run("a", _read) == 0
+        assert len(opened) == 2
+    finally:
+        threads.close_connections()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_connection_idle_too_long_is_given_back_before_the_next_call(
+    monkeypatch,
+) -> None:
+    from django.db import connection
+
+    threads = GameThreads(1)
+    try:
+        await threads.run("a", _read)
+        assert await threads.run("a", lambda: connection.connection) is not None
+        monkeypatch.setattr(dbthreads, "IDLE_SECONDS", -1.0)
+        assert await threads.run("a", lambda: connection.connection) is None
+    finally:
+        threads.close_connections()
