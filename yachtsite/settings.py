@@ -168,7 +168,9 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # channels' in-memory layer, minus its walk over every socket on each
+    # push: see games/memorylayer.py.
+    CHANNEL_LAYERS = {"default": {"BACKEND": "games.memorylayer.SharedCopyInMemoryChannelLayer"}}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
