@@ -174,6 +174,7 @@ class OwnReaderRedisChannelLayer(RedisChannelLayer):
         if here:
             # This process's sockets share one copy, as they share one popped
             # message: no round trip to this process's own queue and back.
+            # What it carries is the committed snapshot, never changed after.
             delivered = dict(message)
             for inbox in here:
                 inbox.put_nowait(delivered)
