@@ -112,8 +112,8 @@ class GameConsumer(AsyncWebsocketConsumer):
         message and every push of every socket: each waited out whatever
         page was rendering there, and cost about a twentieth of the
         process's time in a move. This consumer never touches the database
-        on the event loop; ``dbthreads.run`` closes stale connections around
-        each of its calls itself."""
+        on the event loop, and ``dbthreads.run`` looks after the
+        connections of its own threads."""
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
