@@ -13,7 +13,10 @@ Here the walk for expired entries runs at most once a second, and a group
 send puts one copy of the message straight into each member's queue, the
 copy shared by the process's sockets as the Redis layer's readers share a
 popped message. Capacities and groups behave as before, and expired
-messages and memberships still go, within a second of expiring.
+messages and memberships still go, within a second of expiring. A message a
+full channel misses is counted (``inbox_overflows`` at ``/health/``), as the
+Redis layer counts one its inboxes drop: channels' own layer dropped it
+silently.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from copy import deepcopy
 from typing import Any
 
 from channels.layers import InMemoryChannelLayer
+
+from games.live import live
 
 # How often, at most, queues and groups are searched for expired entries.
 CLEAN_EVERY_SECONDS = 1.0
@@ -56,5 +61,6 @@ class SharedCopyInMemoryChannelLayer(InMemoryChannelLayer):
             try:
                 queue.put_nowait(entry)
             except asyncio.QueueFull:
-                # As the stock layer: a full channel misses this message.
-                continue
+                # As the stock layer, a full channel misses this message; as
+                # the Redis layer's inboxes, the miss is counted for /health/.
+                live.counts["inbox_overflows"] += 1

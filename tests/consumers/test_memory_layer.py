@@ -10,6 +10,7 @@ import pytest
 from channels.layers import InMemoryChannelLayer
 
 from games import memorylayer
+from games.live import live
 from games.memorylayer import SharedCopyInMemoryChannelLayer
 
 
@@ -37,8 +38,11 @@ async def test_a_full_channel_misses_a_message_and_the_others_still_get_it() -> 
     await layer.group_send("game", {"type": "game.snapshot", "version": 1})
     await layer.group_send("game", {"type": "game.snapshot", "version": 2})
     assert (await layer.receive(quick))["version"] == 1
-    # slow has read nothing: its queue is full and it misses version 3.
+    # slow has read nothing: its queue is full and it misses version 3,
+    # which the operator sees counted.
+    missed = live.counts["inbox_overflows"]
     await layer.group_send("game", {"type": "game.snapshot", "version": 3})
+    assert live.counts["inbox_overflows"] == missed + 1
     assert [(await layer.receive(slow))["version"] for _ in range(2)] == [1, 2]
     assert [(await layer.receive(quick))["version"] for _ in range(2)] == [2, 3]
 
