@@ -88,6 +88,7 @@ def fresh_limits() -> Iterator[None]:
 
     def clear() -> None:
         limits._local.counts.clear()
+        limits._messages = limits.SharedMessageCounts()
         limits.sockets.open.clear()
         if settings.REDIS_URL:
             client = redis.Redis.from_url(settings.REDIS_URL)

@@ -244,3 +244,60 @@ async def test_a_push_is_rendered_once_per_distinct_view_however_many_watch(sock
         assert push["version"] == game.version + 1
     # The spectators' view, Ana's and Bo's: three renders for 22 sockets.
     assert sorted(renders, key=str) == [0, 1, None]
+
+
+needs_redis = pytest.mark.skipif(
+    not django_settings.REDIS_URL, reason="counts reach Redis only on the Redis pass"
+)
+
+
+@needs_redis
+async def test_a_process_adds_its_message_counts_to_redis_in_batches(
+    settings, still_window, monkeypatch
+):
+    settings.YACHT_MESSAGES_PER_SESSION = 20
+    trips = []
+    real = limits._async_script
+
+    def counting():
+        trips.append(1)
+        return real()
+
+    monkeypatch.setattr(limits, "_async_script", counting)
+    monkeypatch.setattr(limits, "FLUSH_SECONDS", 3600)
+    answers = [await limits.message_allowed(address="", guest="g1") for _ in range(25)]
+    # Exact within the process, though only the first message went to Redis.
+    assert answers == [True] * 20 + [False] * 5
+    assert len(trips) == 1
+    client = redis.Redis.from_url(django_settings.REDIS_URL)
+    key = f"yacht:limit:msg-guest:g1:{int(1e9 // limits.MESSAGE_WINDOW)}"
+    assert client.get(key) == b"1"
+    # The next flush carries the other 24.
+    monkeypatch.setattr(limits, "FLUSH_SECONDS", 0)
+    assert not await limits.message_allowed(address="", guest="g1")
+    assert len(trips) == 2
+    assert client.get(key) == b"26"
+    client.close()
+
+
+@needs_redis
+async def test_another_process_counts_arrive_with_the_next_flush(still_window, monkeypatch):
+    monkeypatch.setattr(limits, "FLUSH_SECONDS", 0)
+    here, there = limits.SharedMessageCounts(), limits.SharedMessageCounts()
+    window = int(1e9 // limits.MESSAGE_WINDOW)
+    key, before = (
+        f"yacht:limit:msg-addr:10.9.9.9:{window}",
+        f"yacht:limit:msg-addr:10.9.9.9:{window - 1}",
+    )
+    for _ in range(15):
+        there.hit(key, before)
+    await there.flush_if_due()
+    assert here.hit(key, before) == (1, 0)
+    await here.flush_if_due()
+    # Its own message and the other process's fifteen.
+    assert here.hit(key, before) == (17, 0)
+    await here.flush_if_due()
+    # The other process hears of them at its own next flush.
+    assert there.hit(key, before) == (16, 0)
+    await there.flush_if_due()
+    assert there.hit(key, before) == (19, 0)
