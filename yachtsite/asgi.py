@@ -11,11 +11,9 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
-from django.conf import settings  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
 from games.routing import websocket_urlpatterns  # noqa: E402
-from yachtsite.collector import collect_on_a_clock  # noqa: E402
 from yachtsite.edges import NoSuchSocket, SameOriginValidator  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -33,8 +31,6 @@ application = ProtocolTypeRouter(
 # collector's sight, a full collection walks only what the games made since.
 # Under 200 human-paced games those full collections (each one stops every
 # socket) took up to 190 ms; with this, up to 110 ms (bench.live_play, gc
-# callbacks timing each pass). And they come on a clock, not every few
-# seconds of play (yachtsite/collector.py).
+# callbacks timing each pass).
 gc.collect()
 gc.freeze()
-collect_on_a_clock(settings.YACHT_FULL_GC_SECONDS)

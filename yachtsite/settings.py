@@ -137,10 +137,6 @@ YACHT_DB_THREADS = env.int(
     default=1 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3" else 4,
 )
 
-# A daphne runs the collector's full passes on this clock instead of on
-# CPython's count (yachtsite/collector.py); 0 leaves CPython's.
-YACHT_FULL_GC_SECONDS = env.float("YACHT_FULL_GC_SECONDS", default=60)
-
 REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CHANNEL_LAYERS = {
