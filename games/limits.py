@@ -237,15 +237,12 @@ class SharedMessageCounts:
         self.unsent: Counter[str] = Counter()
         self.sending: Counter[str] = Counter()
         self.shared: dict[str, int] = {}
-        # Each counted window's key -> the key of the window before it.
-        self.previous: dict[str, str] = {}
         self.last_flush = float("-inf")
         self.swept = 0
 
     def hit(self, current: str, previous: str) -> tuple[int, int]:
         """Count one message in window ``current``: both windows' counts."""
         self.unsent[current] += 1
-        self.previous[current] = previous
         return self._count(current), self._count(previous)
 
     def _count(self, key: str) -> int:
@@ -258,17 +255,20 @@ class SharedMessageCounts:
         self.last_flush = now
         self.sending, self.unsent = self.unsent, Counter()
         keys = list(self.sending)
-        pairs = [(key, self.previous[key]) for key in keys]
+        pairs = [(key, _window_before(key)) for key in keys]
         try:
             replies = await _async_script()(
                 keys=[key for pair in pairs for key in pair],
                 args=_script_args(MESSAGE_WINDOW, [self.sending[key] for key in keys]),
             )
-        except (RedisError, OSError):
-            _complain()
-            # Counted in this process alone until Redis is back.
+        except BaseException as failure:
+            # Redis unreachable, or this handler cancelled (its socket
+            # closed) mid-flush: the hits stay counted in this process.
             for key, hits in self.sending.items():
                 self.shared[key] = self.shared.get(key, 0) + hits
+            if not isinstance(failure, (RedisError, OSError)):
+                raise
+            _complain()
         else:
             # The windows before first: a key both counted and read as some
             # other key's previous window keeps the count its increment gave.
@@ -288,9 +288,17 @@ class SharedMessageCounts:
             return
         self.swept = window
         oldest = window - 1
-        for key in [key for key in self.shared if int(key.rsplit(":", 1)[1]) < oldest]:
+        for key in [key for key in self.shared if _window_index(key) < oldest]:
             del self.shared[key]
-            self.previous.pop(key, None)
+
+
+def _window_index(key: str) -> int:
+    return int(key.rpartition(":")[2])
+
+
+def _window_before(key: str) -> str:
+    """The key of the window before the one ``key`` counts (see ``_windows``)."""
+    return f"{key.rpartition(':')[0]}:{_window_index(key) - 1}"
 
 
 _messages = SharedMessageCounts()

@@ -6,6 +6,7 @@ once per distinct view however many sockets watch."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from types import SimpleNamespace
@@ -301,3 +302,26 @@ async def test_another_process_counts_arrive_with_the_next_flush(still_window, m
     assert there.hit(key, before) == (16, 0)
     await there.flush_if_due()
     assert there.hit(key, before) == (19, 0)
+
+
+@pytest.mark.parametrize("failure", [redis.exceptions.ConnectionError, asyncio.CancelledError])
+async def test_a_flush_that_fails_or_is_cancelled_keeps_its_hits_counted(monkeypatch, failure):
+    # Redis gone, or the handler cancelled as its socket closed mid-flush.
+    def script():
+        async def run(**_: Any) -> list[int]:
+            raise failure()
+
+        return run
+
+    monkeypatch.setattr(limits, "_async_script", script)
+    counts = limits.SharedMessageCounts()
+    current, previous, _ = limits._windows("msg-guest", "g1", limits.MESSAGE_WINDOW)
+    for _ in range(3):
+        counts.hit(current, previous)
+    if failure is asyncio.CancelledError:
+        with pytest.raises(asyncio.CancelledError):
+            await counts.flush_if_due()
+    else:
+        await counts.flush_if_due()
+    assert not counts.sending
+    assert counts.hit(current, previous) == (4, 0)
