@@ -22,7 +22,6 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
 from games.chat import PHRASES, REACTION_SVG, REACTIONS
@@ -30,11 +29,18 @@ from games.labels import category_name, ruleset_name
 from games.models import BOT_LEVELS
 from games.rules import UPPER_KEYS, allowed_actions, get_ruleset
 from games.selectors import Advice, ChatLine, SeatSnapshot, Snapshot, seen_by, snapshot_table
-from yachtsite.jinja2 import words
+from yachtsite.jinja2 import catalog, words
 
 if TYPE_CHECKING:
     # Only for annotations: the solver loads numpy, which a table push does not need.
     from games.solver.review import SeatReview
+
+
+def _(message: str) -> str:
+    """``gettext`` in the active language, from the words already looked up:
+    the table is rendered per view of every move and asks for the same ones."""
+    return catalog(translation.get_language())(message)
+
 
 # Which cells of a 3x3 grid show a pip, for each face.
 PIPS = {
@@ -123,15 +129,17 @@ def _box_names(ruleset: str, language: str | None) -> dict[str, tuple[str, str]]
         }
 
 
-def _rows(snap: Snapshot, seats: list[dict[str, Any]], may_score: bool) -> list[SafeString]:
+def _rows(snap: Snapshot, seats: list[dict[str, Any]], may_score: bool) -> SafeString:
     """The scorecard's rows (and the upper bonus's, after the last upper
-    box), each built whole, with a cell per seat of ``seats`` (the table's,
-    as ``table_context`` describes them).
+    box), built whole, with a cell per seat of ``seats`` (the table's, as
+    ``table_context`` describes them).
 
     This is the hot loop of every push (boxes x seats, per viewer): as
     template tags it cost about half of a whole table's render, and each
-    value a template prints is escaped again, so the rows are built here and
-    the template only places them.
+    value a template prints is escaped again, so the rows are built here,
+    joined, and the template places them at once: one row at a time, the
+    template's escape copied each row and ``mark_safe`` checked each for a
+    lazy string, a sixth of a render.
     """
     current = snap["current_seat"]
     preview = snap["preview"]
@@ -174,8 +182,9 @@ def _rows(snap: Snapshot, seats: list[dict[str, Any]], may_score: bool) -> list[
         row = f'<tr class="{kind}">\n<th scope="row">{name}</th>\n{"".join(cells)}\n</tr>'
         if key == "sixes" and snap["upper_bonus_threshold"]:
             row += "\n" + _upper_bonus_row(seats, snap["upper_bonus_threshold"])
-        rows.append(mark_safe(row))
-    return rows
+        rows.append(row)
+    # Every value in the rows is digits, an identifier or escaped above.
+    return SafeString("\n".join(rows))
 
 
 def _upper_bonus_row(seats: list[dict[str, Any]], threshold: int) -> str:
@@ -340,10 +349,13 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "current": current,
         "seats": seats,
         "rows": _rows(snap, seats, "score" in can),
-        "dice": [
-            _die(i, v, i in held, can_hold, translation.get_language())
-            for i, v in enumerate(snap["dice"])
-        ],
+        # The dice, joined here for the same reason as the rows.
+        "dice": SafeString(
+            "\n".join(
+                _die(i, v, i in held, can_hold, translation.get_language())
+                for i, v in enumerate(snap["dice"])
+            )
+        ),
         "can_hold": can_hold,
         "ruleset_name": ruleset_name(snap["ruleset"]),
         "has_extra_bonus": any(s["extra_bonus"] for s in snap["seats"]),
