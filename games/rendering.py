@@ -129,7 +129,9 @@ def _box_names(ruleset: str, language: str | None) -> dict[str, tuple[str, str]]
         }
 
 
-def _rows(snap: Snapshot, seats: list[dict[str, Any]], may_score: bool) -> SafeString:
+def _rows(
+    snap: Snapshot, seats: list[dict[str, Any]], may_score: bool, language: str | None
+) -> SafeString:
     """The scorecard's rows (and the upper bonus's, after the last upper
     box), built whole, with a cell per seat of ``seats`` (the table's, as
     ``table_context`` describes them).
@@ -143,7 +145,7 @@ def _rows(snap: Snapshot, seats: list[dict[str, Any]], may_score: bool) -> SafeS
     """
     current = snap["current_seat"]
     preview = snap["preview"]
-    names = _box_names(snap["ruleset"], translation.get_language())
+    names = _box_names(snap["ruleset"], language)
     preview_title = escape(_("What the current dice would score here")) if preview else ""
     # Raw points, not advice: nothing scored reads quiet, the most points stand out.
     top = max(preview.values(), default=0)
@@ -304,6 +306,9 @@ def result_sentence(snap: Snapshot) -> str:
 
 
 def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
+    # Asked once: Django looks the active language up through a context-aware
+    # local, a few microseconds a time, and a view asked it about a dozen times.
+    language = translation.get_language()
     playing = snap["status"] == "playing"
     my_turn = playing and me is not None and snap["current_seat"] == me
     # The controls are the actions the rules allow this viewer now. A stalled
@@ -340,6 +345,7 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         absent_from = snap["acted_at"] + settings.YACHT_ABSENT_AFTER
     return {
         "snap": snap,
+        "language": language,
         "page_title": page_title(snap, me),
         "places": _places(seats) if snap["status"] == "finished" else [],
         "me": me,
@@ -348,16 +354,13 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "my_turn": my_turn,
         "current": current,
         "seats": seats,
-        "rows": _rows(snap, seats, "score" in can),
+        "rows": _rows(snap, seats, "score" in can, language),
         # The dice, joined here for the same reason as the rows.
         "dice": SafeString(
-            "\n".join(
-                _die(i, v, i in held, can_hold, translation.get_language())
-                for i, v in enumerate(snap["dice"])
-            )
+            "\n".join(_die(i, v, i in held, can_hold, language) for i, v in enumerate(snap["dice"]))
         ),
         "can_hold": can_hold,
-        "ruleset_name": ruleset_name(snap["ruleset"]),
+        "ruleset_name": _ruleset_name(snap["ruleset"], language),
         "has_extra_bonus": any(s["extra_bonus"] for s in snap["seats"]),
         "result": result_sentence(snap) if snap["status"] == "finished" else "",
         "free_seats": range(snap["seat_count"] - len(snap["seats"])),
@@ -366,15 +369,26 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "bot_levels": BOT_LEVELS,
         "clock": _clock(snap, current),
         "dup": _duplicate(snap, me),
-        "rolls_left": ngettext("%(left)s roll left", "%(left)s rolls left", snap["rolls_left"])
-        % {"left": snap["rolls_left"]},
+        "rolls_left": _rolls_left(snap["rolls_left"], language),
     }
 
 
 def table_html(context: dict[str, Any]) -> SafeString:
-    """The table partial, rendered from ``table_context`` in the active language."""
+    """The table partial, rendered from ``table_context`` in its language."""
     template = engines["jinja2"].get_template("games/partials/table.html")
-    return mark_safe(template.render({**context, "_": words(translation.get_language())}))
+    return mark_safe(template.render({**context, "_": words(context["language"])}))
+
+
+@lru_cache(maxsize=64)
+def _ruleset_name(ruleset: str, language: str | None) -> str:
+    with translation.override(language):
+        return ruleset_name(ruleset)
+
+
+@lru_cache(maxsize=64)
+def _rolls_left(left: int, language: str | None) -> str:
+    with translation.override(language):
+        return ngettext("%(left)s roll left", "%(left)s rolls left", left) % {"left": left}
 
 
 def _duplicate(snap: Snapshot, me: int | None) -> dict[str, Any] | None:
@@ -465,7 +479,7 @@ def _places(seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def page_title(snap: Snapshot, me: int | None) -> str:
     """What the browser tab says: where this viewer is in the game."""
-    name = ruleset_name(snap["ruleset"])
+    name = _ruleset_name(snap["ruleset"], translation.get_language())
     if snap["status"] == "lobby":
         where = _("Lobby")
     elif snap["status"] == "finished":
