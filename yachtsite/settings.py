@@ -129,6 +129,15 @@ else:
     # Closing the connection after every use made PostgreSQL several times slower.
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DJANGO_CONN_MAX_AGE", default=600)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Parameters travel beside the SQL instead of being quoted into it in
+    # Python, and a statement run five times on a connection (a move's lock
+    # and write, on the game threads that keep theirs) is prepared once:
+    # the service call of a move took 0.96-1.06 ms of CPU against
+    # 1.16-1.54 ms with client-side quoting (in-process, alternating).
+    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env.bool(
+        "YACHT_DB_SERVER_SIDE_BINDING", default=True
+    )
 
 # Threads doing the sockets' database work, each game always on the same one
 # (games/dbthreads.py). SQLite writes one transaction at a time: one thread.
