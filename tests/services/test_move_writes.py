@@ -92,3 +92,22 @@ def test_a_box_filled_twice_refuses_the_whole_move():
         )
     assert Game.objects.get(pk=game.pk).version == game.version
     assert not Move.objects.filter(game=game, version=locked.version).exists()
+
+
+def test_the_lock_and_the_write_every_move_runs_are_prepared_once_on_postgresql():
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's (SQLite caches its own)")
+    game = factories.started_game(1)
+    boxes = ["ones", "twos", "threes", "fours", "fives", "sixes", "choice"]
+    for box in boxes:
+        for action in (Roll(), Score(box)):
+            game = services.game_act(
+                token=game.token, guest_id="ana", version=game.version, action=action
+            )
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    # Each has run once per move (the roll's write once per roll): from the
+    # sixth run on, PostgreSQL parses and plans neither again.
+    assert any("FOR UPDATE" in sql for sql in prepared)
+    assert any(sql.startswith("WITH ") and sql.count("INSERT INTO") == 1 for sql in prepared)
