@@ -37,6 +37,9 @@ processes; players alternate between them, or with ``--proxy`` every browser
 goes through nginx with deploy/nginx.conf (its CPU reported beside daphne's)
 and nginx picks the process, as in production.
 
+Standard error names each step's daphne processes and says when its
+window opens, so a sampling profiler (py-spy) can watch just the window.
+
 Then RSS per idle socket with 2,000 sockets on one process,
 and a cProfile of the server's work for one update (the service call, then
 one render per socket). Everything is bounded in time; results also go to
@@ -312,6 +315,7 @@ async def run_step(
     if lead:
         await asyncio.sleep(lead)
         first = probe()
+    print(f"  window open for {seconds:g} s", file=sys.stderr, flush=True)
     await asyncio.wait_for(
         asyncio.gather(*runners), timeout=window["end"] - time.perf_counter() + GRACE_SECONDS + 120
     )
@@ -354,6 +358,8 @@ def measure(
         nginx = cluster.proxy_pids
         # Through the proxy every browser goes to nginx, which picks the process.
         urls = [cluster.front_url] if proxy else cluster.urls
+        # A sampling profiler can be attached to these for just the window.
+        print(f"{profile} {server} N={games}: daphne pids {cluster.pids}", file=sys.stderr)
 
         def probe() -> dict[str, Any]:
             return {
