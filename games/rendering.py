@@ -139,9 +139,9 @@ def _rows(
     This is the hot loop of every push (boxes x seats, per viewer): as
     template tags it cost about half of a whole table's render, and each
     value a template prints is escaped again, so the rows are built here,
-    joined, and the template places them at once: one row at a time, the
+    joined, and the template places them at once (one row at a time, the
     template's escape copied each row and ``mark_safe`` checked each for a
-    lazy string, a sixth of a render.
+    lazy string).
     """
     current = snap["current_seat"]
     preview = snap["preview"]
@@ -306,8 +306,10 @@ def result_sentence(snap: Snapshot) -> str:
 
 
 def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
-    # Asked once: Django looks the active language up through a context-aware
-    # local, a few microseconds a time, and a view asked it about a dozen times.
+    # Django looks the active language up through a context-aware local, a
+    # few microseconds a time: asked here once for the dice, the box names,
+    # the words and the fixed lines. The sentences built by the helpers below
+    # still ask through ``_``, about seven times a view.
     language = translation.get_language()
     playing = snap["status"] == "playing"
     my_turn = playing and me is not None and snap["current_seat"] == me
