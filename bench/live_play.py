@@ -615,6 +615,12 @@ def setup_of(step: Step) -> str:
     return f"{processes}, via nginx" if step.proxy else processes
 
 
+def counts_of(text: str) -> list[int]:
+    """The numbers of games in a comma-separated list; '' or 0 names none
+    (a step of no games would wait forever for its first player)."""
+    return [n for n in (int(part) for part in text.split(",") if part.strip()) if n > 0]
+
+
 def fmt_ratio(value: float, floor: float) -> str:
     return f"{value / floor:.2f}x" if floor else "-"
 
@@ -686,7 +692,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="2 s per step, 500 idle sockets")
     parser.add_argument("--seconds", type=float, default=None, help="window per step (default 5)")
-    parser.add_argument("--games", default="1,50,200", help="comma-separated N")
+    parser.add_argument("--games", default="1,50,200", help="comma-separated N ('' skips)")
     parser.add_argument("--profiles", default=",".join(PROFILES))
     parser.add_argument("--processes", type=int, default=1, help="daphne processes (Redis only)")
     parser.add_argument(
@@ -714,10 +720,10 @@ def main(argv: list[str] | None = None) -> None:
     seconds = args.seconds or (2.0 if args.quick else 5.0)
     paced_seconds = args.human_seconds or (15.0 if args.quick else 30.0)
     human = args.human if args.human is not None else "100,200,300,400"
-    ramp = [int(n) for n in human.split(",") if n]
+    ramp = counts_of(human)
     idle = args.idle_sockets if args.idle_sockets is not None else (500 if args.quick else 2000)
     profiles = args.profiles.split(",")
-    counts = [int(n) for n in args.games.split(",")]
+    counts = counts_of(args.games)
     prepare_databases(profiles)
     steps: list[Step] = []
     extras: dict[str, Any] = {}
