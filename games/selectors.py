@@ -3,7 +3,6 @@ that pages and pushes are rendered from."""
 
 from __future__ import annotations
 
-import copy
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -15,6 +14,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Max, OuterRef, Subquery
+from django.db.models.base import ModelState
 from django.db.models.sql.compiler import SQLCompiler
 from django.utils import timezone
 
@@ -581,6 +581,20 @@ lock_game = _LockStatement()
 Cards = tuple[rules.Scorecard, ...]
 
 
+def _copy_seat(player: Player) -> Player:
+    """What ``copy.copy`` makes of a seat (its own attributes and model
+    state, the values shared), built directly. Through pickling's reduce a
+    seat's copy took 5.7 us, this one 0.95 us, and every move copies its
+    seats twice (handed out, then remembered)."""
+    state = ModelState.__new__(ModelState)
+    state.__dict__.update(player._state.__dict__)
+    state.fields_cache = dict(player._state.fields_cache)
+    kept = Player.__new__(Player)
+    kept.__dict__.update(player.__dict__)
+    kept._state = state
+    return kept
+
+
 class CommittedSeats:
     """The seats and scorecards of each game's latest version this process
     committed or read under the game's lock, by game and version.
@@ -601,7 +615,7 @@ class CommittedSeats:
         self._known: OrderedDict[str, tuple[int, list[Player], Cards]] = OrderedDict()
 
     def remember(self, token: str, version: int, players: Sequence[Player], cards: Cards) -> None:
-        kept = [copy.copy(p) for p in players]
+        kept = [_copy_seat(p) for p in players]
         with self._lock:
             known = self._known.get(token)
             if known is None or known[0] < version:
@@ -616,7 +630,7 @@ class CommittedSeats:
             if known is None or known[0] != version:
                 return None
             self._known.move_to_end(token)
-            return [copy.copy(p) for p in known[1]], known[2]
+            return [_copy_seat(p) for p in known[1]], known[2]
 
     def clear(self) -> None:
         with self._lock:
