@@ -32,8 +32,8 @@ def catalog(language: str | None) -> Callable[[str], str]:
     """``gettext`` for one language, remembering each message: the table
     asks for the same few dozen words on every move, and each of Django's
     own calls looks the active language up and searches the catalogs again.
-    ``None`` is
-    the language of ``translation.override(None)``: the messages as written."""
+    ``None`` is the language of ``translation.override(None)``: the messages
+    as written."""
     known: dict[str, str] = {}
 
     def gettext_in(message: str) -> str:
