@@ -655,12 +655,17 @@ def game_rematch(*, token: str, guest_id: str) -> Game:
         _check(game, players, guest_id, "rematch")
         if game.rematch is not None:
             return game.rematch
+        # Started now, which is also when its first player was last heard
+        # from: from then on the others may hand an absent first player's
+        # seat to a bot, as in any other game.
+        now = timezone.now()
         new = Game.objects.create(
             ruleset=game.ruleset,
             seat_count=len(players),
             hints=game.hints,
             status=Game.Status.PLAYING,
-            started_at=timezone.now(),
+            started_at=now,
+            acted_at=now,
             version=1,
             turn_seconds=game.turn_seconds,
             spectator_chat=game.spectator_chat,

@@ -116,6 +116,27 @@ def test_an_absent_players_seat_can_be_handed_to_a_bot_only_after_the_grace_peri
         services.game_take_back(token=game.token, guest_id="bo")
 
 
+def test_a_rematch_whose_first_player_never_rolls_can_be_handed_to_a_bot(
+    rng, settings, monkeypatch
+):
+    settings.YACHT_ABSENT_AFTER = 60
+    game = services.game_create(guest_id="ana", name="Ana", seat_count=2)
+    services.game_join(token=game.token, guest_id="bo", name="Bo")
+    game = services.game_start(token=game.token, guest_id="ana")
+    while game.status == Game.Status.PLAYING:
+        game = human_turn(game, ("ana", "bo")[game.current_seat], rng)
+    new = services.game_rematch(token=game.token, guest_id="ana")
+    # Bo opens the rematch, and has just been sent to it: not absent yet.
+    assert game_players(new)[0].guest_id == "bo"
+    with pytest.raises(GameError, match="not_absent"):
+        services.game_hand_to_bot(token=new.token, guest_id="ana", seat=0)
+    # A minute later Bo still has not rolled: Ana may let a bot play for Bo.
+    later = timezone.now() + timedelta(seconds=61)
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    new = services.game_hand_to_bot(token=new.token, guest_id="ana", seat=0)
+    assert Player.objects.get(game=new, guest_id="bo").bot == services.STAND_IN_LEVEL
+
+
 def test_acting_on_a_seat_a_bot_keeps_takes_it_back(rng, settings):
     settings.YACHT_ABSENT_AFTER = 0
     game = services.game_create(guest_id="ana", name="Ana", seat_count=2)
