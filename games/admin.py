@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from games import rules
+from games.daily import is_over
 from games.labels import RULESET_NAMES, category_name
-from games.models import ChatMessage, Game, Move, Player, ScoreEntry
+from games.models import ChatMessage, DailyChallenge, DailyEntry, Game, Move, Player, ScoreEntry
 from games.selectors import game_snapshot
 
 
@@ -72,6 +73,23 @@ class ChatMessageAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_select_related = ["game"]
 
 
+def _cards(game: Game) -> list[rules.Scorecard]:
+    """Each seat's scorecard, from the game's prefetched seats and boxes."""
+    return [
+        rules.Scorecard(
+            {s.category: s.points for s in p.scores.all()},
+            sum(s.extra_bonus for s in p.scores.all()),
+        )
+        for p in sorted(game.players.all(), key=lambda p: p.order)
+    ]
+
+
+def _totals(game: Game) -> str:
+    """Each seat's total, in seat order."""
+    ruleset = rules.get_ruleset(game.ruleset)
+    return " / ".join(str(rules.totals(ruleset, card).total) for card in _cards(game))
+
+
 @admin.register(Game)
 class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = [
@@ -113,17 +131,6 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         # one query each for games, seats and boxes, however many rows.
         return super().get_queryset(request).prefetch_related("players__scores")
 
-    @staticmethod
-    def _cards(game: Game) -> list[rules.Scorecard]:
-        """Each seat's scorecard, from the prefetched rows."""
-        return [
-            rules.Scorecard(
-                {s.category: s.points for s in p.scores.all()},
-                sum(s.extra_bonus for s in p.scores.all()),
-            )
-            for p in sorted(game.players.all(), key=lambda p: p.order)
-        ]
-
     @admin.display(description=_("rule set"), ordering="ruleset")
     def ruleset_name(self, game: Game) -> str:
         return str(RULESET_NAMES.get(game.ruleset, game.ruleset))
@@ -150,13 +157,12 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         if not game.started_at:
             return "-"
         rounds = len(rules.get_ruleset(game.ruleset).categories)
-        filled = sum(len(card.boxes) for card in self._cards(game))
+        filled = sum(len(card.boxes) for card in _cards(game))
         return str(min(filled // game.seat_count + 1, rounds))
 
     @admin.display(description=_("totals"))
     def totals(self, game: Game) -> str:
-        ruleset = rules.get_ruleset(game.ruleset)
-        return " / ".join(str(rules.totals(ruleset, card).total) for card in self._cards(game))
+        return _totals(game)
 
     @admin.display(description=_("review"))
     def review_link(self, game: Game) -> str:
@@ -222,3 +228,65 @@ class MoveAdmin(ReadOnlyMixin, admin.ModelAdmin):
         return _held_from_one(move)
 
     search_fields = ["game__token", "player__name"]
+
+
+class DailyEntryInline(ReadOnlyMixin, admin.TabularInline):
+    model = DailyEntry
+    fields = ["created_at", "game_link", "total"]
+    readonly_fields = fields
+    extra = 0
+    ordering = ["created_at"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[DailyEntry]:
+        return super().get_queryset(request).prefetch_related("game__players__scores")
+
+    @admin.display(description=_("game"))
+    def game_link(self, entry: DailyEntry) -> str:
+        game = entry.game
+        names = ", ".join(p.name for p in game.players.all())
+        return format_html(
+            '<a href="{}">{}</a>', reverse("admin:games_game_change", args=[game.pk]), names
+        )
+
+    @admin.display(description=_("total"))
+    def total(self, entry: DailyEntry) -> str:
+        game = entry.game
+        if game.status != Game.Status.FINISHED:
+            return "-"
+        return _totals(game)
+
+
+@admin.register(DailyChallenge)
+class DailyChallengeAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """Each day's challenge: its commitment, who played it, and its seed once
+    the day is over (never before: it would tell the day's dice)."""
+
+    list_display = ["day", "ruleset_name", "entry_count", "perfect_score", "seed_commitment"]
+    date_hierarchy = "day"
+    fields = [
+        "day",
+        "ruleset_name",
+        "seed_commitment",
+        "revealed_seed",
+        "perfect_score",
+        "created_at",
+    ]
+    readonly_fields = fields
+    inlines = [DailyEntryInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[DailyChallenge]:
+        return super().get_queryset(request).annotate(entry_count=Count("entries"))
+
+    @admin.display(description=_("rule set"), ordering="ruleset")
+    def ruleset_name(self, challenge: DailyChallenge) -> str:
+        return str(RULESET_NAMES.get(challenge.ruleset, challenge.ruleset))
+
+    @admin.display(description=_("entries"), ordering="entry_count")
+    def entry_count(self, challenge: DailyChallenge) -> int:
+        return int(getattr(challenge, "entry_count", 0))
+
+    @admin.display(description=_("server seed"))
+    def revealed_seed(self, challenge: DailyChallenge) -> str:
+        if not is_over(challenge.day):
+            return str(_("kept secret until the day is over"))
+        return challenge.server_seed

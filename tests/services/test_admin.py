@@ -1,12 +1,14 @@
 import random
+from datetime import timedelta
+from unittest import mock
 
 import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import services
-from games.models import Game, Move
+from games import daily, services
+from games.models import DailyChallenge, Game, Move
 from games.selectors import game_snapshot
 from tests import factories
 
@@ -101,3 +103,30 @@ def test_the_admin_names_rule_sets_numbers_held_dice_from_1_and_folds_the_move_l
     hold = Move.objects.get(game=playing, kind="hold")
     page = staff_client.get(f"/en/admin/games/move/{hold.pk}/change/").content.decode()
     assert '<div class="readonly">1, 3</div>' in page
+
+
+def test_staff_see_each_days_challenge_and_its_entries_and_its_seed_only_once_the_day_is_over(
+    staff_client,
+):
+    ana = daily.daily_enter(guest_id="ana", name="Ana")
+    daily.daily_enter(guest_id="bo", name="Bo")
+    challenge = DailyChallenge.objects.get(day=daily.today())
+    listing = staff_client.get("/en/admin/games/dailychallenge/").content.decode()
+    assert f"/en/admin/games/dailychallenge/{challenge.pk}/change/" in listing
+    assert challenge.seed_commitment in listing
+    assert '<td class="field-entry_count">2</td>' in listing
+    page = staff_client.get(f"/en/admin/games/dailychallenge/{challenge.pk}/change/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    # Both entries, each linking to its game's page; the seed still secret.
+    assert "Ana" in html and "Bo" in html
+    assert f"/en/admin/games/game/{ana.pk}/change/" in html
+    assert challenge.server_seed not in html
+    assert "kept secret until the day is over" in html
+    assert "Save" not in html, "the challenge page is read-only"
+    later = daily.timezone.now() + timedelta(days=1)
+    with mock.patch("games.daily.timezone.now", return_value=later):
+        html = staff_client.get(
+            f"/en/admin/games/dailychallenge/{challenge.pk}/change/"
+        ).content.decode()
+    assert challenge.server_seed in html
