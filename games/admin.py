@@ -232,7 +232,7 @@ class MoveAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 class DailyEntryInline(ReadOnlyMixin, admin.TabularInline):
     model = DailyEntry
-    fields = ["created_at", "game_link", "total"]
+    fields = ("created_at", "game_link", "total")
     readonly_fields = fields
     extra = 0
     ordering = ["created_at"]
@@ -263,14 +263,14 @@ class DailyChallengeAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     list_display = ["day", "ruleset_name", "entry_count", "perfect_score", "seed_commitment"]
     date_hierarchy = "day"
-    fields = [
+    fields = (
         "day",
         "ruleset_name",
         "seed_commitment",
         "revealed_seed",
         "perfect_score",
         "created_at",
-    ]
+    )
     readonly_fields = fields
     inlines = [DailyEntryInline]
 
