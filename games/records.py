@@ -150,28 +150,43 @@ class RulesetStats:
 CHART_WIDTH = 320
 CHART_HEIGHT = 120
 CHART_PAD = 8
+# Room on the left for the score axis's numbers (up to three digits).
+CHART_GUTTER = 30
+# The axis is marked at 0, half-way and the top, which is the best score
+# rounded up to a multiple of this: marks at round numbers, as on a chart
+# drawn by hand.
+CHART_STEP = 50
 
 
 def chart(scores: list[int]) -> dict[str, object]:
-    """Points of a line chart of ``scores`` (oldest first), in SVG units."""
-    top = max([*scores, 1])
+    """Points of a line chart of ``scores`` (oldest first), in SVG units, and
+    the marks of its score axis."""
+    top = max(CHART_STEP, -(-max([*scores, 0]) // CHART_STEP) * CHART_STEP)
     span = max(len(scores) - 1, 1)
-    inner_w = CHART_WIDTH - 2 * CHART_PAD
+    left = CHART_PAD + CHART_GUTTER
+    inner_w = CHART_WIDTH - left - CHART_PAD
     inner_h = CHART_HEIGHT - 2 * CHART_PAD
+
+    def height_of(score: float) -> float:
+        return CHART_PAD + inner_h - score * inner_h / top
+
     points = [
-        (
-            CHART_PAD + (i * inner_w / span if len(scores) > 1 else inner_w / 2),
-            CHART_PAD + inner_h - score * inner_h / top,
-        )
+        (left + (i * inner_w / span if len(scores) > 1 else inner_w / 2), height_of(score))
         for i, score in enumerate(scores)
     ]
     return {
         "width": CHART_WIDTH,
         "height": CHART_HEIGHT,
+        "left": left,
+        "right": CHART_WIDTH - CHART_PAD,
         "line": " ".join(f"{x:.1f},{y:.1f}" for x, y in points),
         "dots": [
             {"x": f"{x:.1f}", "y": f"{y:.1f}", "score": s}
             for (x, y), s in zip(points, scores, strict=True)
+        ],
+        "ticks": [
+            {"y": f"{height_of(value):.1f}", "label": value, "label_x": left - 5}
+            for value in (0, top // 2, top)
         ],
         "top": top,
         "base": CHART_HEIGHT - CHART_PAD,

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from games import rules, services
+from games import records, rules, services
 from games.guests import GUEST_KEY
 from games.models import Game, Player
 from tests import factories
@@ -103,6 +103,7 @@ def test_my_stats_sum_up_finished_games_per_rule_set_with_a_chart(client):
         scores.append(sum(ana.scores.values_list("points", flat=True)))
     assert f"<dd>{max(scores)}</dd>" in yacht_part
     assert yacht_part.count('class="stats-dot"') == 3 and "<polyline" in yacht_part
+    assert yacht_part.count('class="stats-tick"') == 3
     # The review's points lost to optimal play are worked out once and kept.
     kept = Player.objects.filter(guest_id="ana", game__status="finished")
     assert all(p.lost_to_optimal is not None for p in kept)
@@ -125,3 +126,22 @@ def test_my_stats_say_so_when_there_is_nothing_finished(client):
     services.game_create(guest_id="ana", name="Ana", seat_count=1)
     html = as_guest(client, "ana").get("/en/my/stats/").content.decode()
     assert "No finished games yet" in html
+
+
+def test_the_score_chart_marks_its_axis_at_round_numbers_above_the_best_score():
+    marks = records.chart([120, 187, 95])
+    assert marks["top"] == 200
+    ticks = marks["ticks"]
+    assert [t["label"] for t in ticks] == [0, 100, 200]
+    heights = {t["label"]: float(t["y"]) for t in ticks}
+    assert heights[0] == marks["base"] and heights[200] < heights[100] < heights[0]
+    # Each score's dot sits at its height on that axis, oldest on the left.
+    dots = marks["dots"]
+    for dot, score in zip(dots, (120, 187, 95), strict=True):
+        expected = heights[0] - score / 200 * (heights[0] - heights[200])
+        assert float(dot["y"]) == pytest.approx(expected, abs=0.1)
+    xs = [float(d["x"]) for d in dots]
+    assert xs == sorted(xs) and xs[0] == marks["left"] and xs[-1] == marks["right"]
+    # A best score on a round number is the top; none at all still has an axis.
+    assert records.chart([150])["top"] == 150
+    assert [t["label"] for t in records.chart([])["ticks"]] == [0, 25, 50]
