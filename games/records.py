@@ -11,6 +11,7 @@ import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.utils.functional import Promise
 
@@ -128,7 +129,7 @@ class RulesetStats:
     has_upper_bonus: bool = False
     lost: list[float] = field(default_factory=list)
     # The chart of scores over time, oldest first (built by ``chart``).
-    chart: dict[str, object] = field(default_factory=dict)
+    chart: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ruleset_name(self) -> Promise:
@@ -158,7 +159,7 @@ CHART_GUTTER = 30
 CHART_STEP = 50
 
 
-def chart(scores: list[int]) -> dict[str, object]:
+def chart(scores: list[int]) -> dict[str, Any]:
     """Points of a line chart of ``scores`` (oldest first), in SVG units, and
     the marks of its score axis."""
     top = max(CHART_STEP, -(-max([*scores, 0]) // CHART_STEP) * CHART_STEP)
