@@ -28,6 +28,9 @@ before a game uses it after a quiet spell.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import functools
 import threading
 import time
 import zlib
@@ -35,7 +38,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from asgiref.sync import SyncToAsync
 from django.conf import settings
 from django.db import connections
 
@@ -62,15 +64,13 @@ def _after_call() -> None:
     _last_call.ended = time.monotonic()
 
 
-class _GameCall(SyncToAsync):
-    """A call on a game's thread, keeping the thread's connection."""
-
-    def thread_handler(self, loop: Any, *args: Any, **kwargs: Any) -> Any:
-        _before_call()
-        try:
-            return super().thread_handler(loop, *args, **kwargs)
-        finally:
-            _after_call()
+def _on_thread(work: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
+    """``work`` on a game's thread, keeping the thread's connection."""
+    _before_call()
+    try:
+        return work(*args, **kwargs)
+    finally:
+        _after_call()
 
 
 class GameThreads:
@@ -86,9 +86,21 @@ class GameThreads:
         return self.executors[zlib.crc32(token.encode()) % len(self.executors)]
 
     async def run(self, token: str, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-        """``work(*args, **kwargs)`` on game ``token``'s thread."""
-        call = _GameCall(work, thread_sensitive=False, executor=self.executor_for(token))
-        result: T = await call(*args, **kwargs)
+        """``work(*args, **kwargs)`` on game ``token``'s thread, in a copy of
+        the caller's context (its language, for one).
+
+        Straight through the loop's executor hand-off: asgiref's
+        ``SyncToAsync`` around the same call cost 94 us of CPU a call where
+        this costs 54 (5,000 empty calls, three runs), and every move makes
+        one. What it added is not needed here: nothing on these threads
+        calls back into async code, and no call's context changes are
+        wanted back. As with it, a caller cancelled mid-call stops waiting
+        while the call runs to its end on its thread (its transaction
+        commits or rolls back), and the next call of the game waits for it.
+        """
+        loop = asyncio.get_running_loop()
+        call = functools.partial(contextvars.copy_context().run, _on_thread, work, args, kwargs)
+        result: T = await loop.run_in_executor(self.executor_for(token), call)
         return result
 
     def close_connections(self) -> None:
