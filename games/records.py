@@ -180,17 +180,15 @@ def chart(scores: list[int]) -> dict[str, Any]:
         "height": CHART_HEIGHT,
         "left": left,
         "right": CHART_WIDTH - CHART_PAD,
+        # The axis's numbers end just left of it.
+        "label_x": left - 5,
         "line": " ".join(f"{x:.1f},{y:.1f}" for x, y in points),
         "dots": [
             {"x": f"{x:.1f}", "y": f"{y:.1f}", "score": s}
             for (x, y), s in zip(points, scores, strict=True)
         ],
-        "ticks": [
-            {"y": f"{height_of(value):.1f}", "label": value, "label_x": left - 5}
-            for value in (0, top // 2, top)
-        ],
+        "ticks": [{"y": f"{height_of(value):.1f}", "label": value} for value in (0, top // 2, top)],
         "top": top,
-        "base": CHART_HEIGHT - CHART_PAD,
     }
 
 

@@ -134,7 +134,9 @@ def test_the_score_chart_marks_its_axis_at_round_numbers_above_the_best_score():
     ticks = marks["ticks"]
     assert [t["label"] for t in ticks] == [0, 100, 200]
     heights = {t["label"]: float(t["y"]) for t in ticks}
-    assert heights[0] == marks["base"] and heights[200] < heights[100] < heights[0]
+    # 0 on the bottom edge of the drawing, the top on its top edge.
+    assert heights[0] == records.CHART_HEIGHT - records.CHART_PAD
+    assert heights[200] == records.CHART_PAD and heights[100] == (heights[0] + heights[200]) / 2
     # Each score's dot sits at its height on that axis, oldest on the left.
     dots = marks["dots"]
     for dot, score in zip(dots, (120, 187, 95), strict=True):
