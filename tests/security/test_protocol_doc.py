@@ -147,3 +147,6 @@ def test_a_rematch_is_a_new_token_already_playing_at_version_one_with_the_same_s
     assert new.token != game.token
     assert (new.status, new.version, new.current_seat) == (Game.Status.PLAYING, 1, 0)
     assert list(new.players.values_list("name", "guest_id")) == [("Ana", "ana")]
+    assert "`state.acted_at` is the moment it was made" in DOC
+    assert new.started_at is not None
+    assert game_snapshot(new)["acted_at"] == new.started_at.timestamp()
