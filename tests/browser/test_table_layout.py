@@ -78,6 +78,32 @@ def test_on_a_375_px_phone_the_dice_stay_in_view_and_box_names_stay_put(new_page
     assert page.evaluate(PAGE_WIDTH) <= 375
 
 
+@pytest.mark.parametrize("seats", [2, 4, 5, 6])
+def test_on_a_375_px_phone_every_players_total_is_in_view_at_the_top(new_page, screenshot, seats):
+    """The scorecard's Total row is far below on a phone; the seat strip
+    above the card carries each player's total, and up to five seats share
+    its width instead of running off its edge (six scroll inside it)."""
+    page = new_page(width=375, height=812)
+    setups.mid_game(page, seats, rounds=2)
+    setups.show(page, 375, 812)
+    screenshot(page, f"seat-strip-375-{seats}p")
+    totals = page.locator(".seats .seat-total")
+    expect(totals).to_have_count(seats)
+    strip = page.locator(".seats")
+    if seats <= 5:
+        assert inside_viewport(page, ".seats .seat") == []
+        assert strip.evaluate("s => s.scrollWidth <= s.clientWidth")
+    else:
+        # Six scroll inside the strip; the page itself never scrolls sideways.
+        assert strip.evaluate("s => s.scrollWidth > s.clientWidth")
+        assert page.evaluate(PAGE_WIDTH) <= 375
+    # Each total is the one the card's Total row gives, and its name is there too.
+    expected = page.locator(".scorecard tfoot .total").all_inner_texts()
+    assert totals.all_inner_texts() == expected
+    for name in page.locator(".seats .seat-name").all():
+        assert name.bounding_box()["width"] > 20
+
+
 def test_the_invite_link_is_in_the_lobby_and_behind_share_afterwards(new_page):
     page = new_page(width=1280, height=800)
     game = setups.host(page, 2)
