@@ -13,6 +13,7 @@ scorecard's rows, built whole.
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -559,19 +560,42 @@ def review_rows(ruleset: str, seat: SeatReview) -> dict[str, Any]:
             }
         )
     width, height = 600, 160
-    top = max(running, 1.0)
+    top = chart_top(running)
     span = max(len(points) - 1, 1)
     polyline = " ".join(
         f"{x * width / span:.1f},{height - y * height / top:.1f}" for x, y in points
     )
+    rounds = [d.round for d in seat.decisions] or [1]
     return {
         "order": seat.order,
         "name": seat.name,
         "cost": seat.cost,
         "decisions": decisions,
         "mistakes": len(seat.costly),
-        "chart": {"width": width, "height": height, "points": polyline, "top": top},
+        "chart": {
+            "width": width,
+            "height": height,
+            "points": polyline,
+            "top": top,
+            # The axis's marks, top to bottom, and the rounds at either end.
+            "ticks": [top, top / 2, 0],
+            "mid_y": height / 2,
+            "rounds": (rounds[0], rounds[-1]),
+        },
     }
+
+
+# Each power of ten's round tops for a chart's axis: their halves are round too.
+_ROUND_TOPS = (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+
+def chart_top(value: float) -> float:
+    """The smallest round number at or above ``value`` (at least 1), for the
+    top of a chart whose axis is marked at the top, half-way and zero."""
+    if value <= 1.0:
+        return 1.0
+    scale = 10.0 ** math.floor(math.log10(value))
+    return next(step * scale for step in _ROUND_TOPS if step * scale >= value - 1e-9)
 
 
 def _choice(ruleset: str, choice: tuple[str, Any]) -> str:

@@ -37,3 +37,16 @@ def test_a_person_plays_the_perfect_bot_to_the_end_and_reads_the_review(new_page
     expect(page.locator(".review-total")).to_contain_text("Expected points given away")
     assert page.locator(".review-table tbody tr").count() >= 12
     screenshot(page, "review-desktop")
+    # The chart's marks sit beside its top, middle and bottom, on a phone too.
+    for width, height, name in ((1280, 800, "review-chart-1280"), (375, 812, "review-chart-375")):
+        page.set_viewport_size({"width": width, "height": height})
+        page.locator(".review-chart").scroll_into_view_if_needed()
+        plot = page.locator(".review-chart svg").bounding_box()
+        ticks = [t.bounding_box() for t in page.locator(".review-tick").all()]
+        assert plot is not None and all(t is not None for t in ticks)
+        for tick, y in zip(ticks, (0, 0.5, 1), strict=True):
+            middle = tick["y"] + tick["height"] / 2
+            assert middle == pytest.approx(plot["y"] + y * plot["height"], abs=2)
+            assert tick["x"] + tick["width"] <= plot["x"]
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= width
+        screenshot(page, name)
