@@ -701,7 +701,9 @@ def main(argv: list[str] | None = None) -> None:
         help="put nginx (deploy/nginx.conf) in front of the processes, as in production",
     )
     parser.add_argument("--idle-sockets", type=int, default=None, help="default 2000")
-    parser.add_argument("--updates", type=int, default=200, help="updates to profile")
+    parser.add_argument(
+        "--updates", type=int, default=200, help="updates to profile (0: no profile)"
+    )
     parser.add_argument(
         "--human",
         default=None,
@@ -766,6 +768,8 @@ def main(argv: list[str] | None = None) -> None:
                 break  # the ramp stops at the first N it does not hold
         if idle:
             extras[f"idle {profile}"] = idle_rss(profile, idle)
+        if args.updates <= 0:
+            continue
         child = subprocess.run(
             [
                 sys.executable,
