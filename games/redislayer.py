@@ -25,11 +25,15 @@ socket here is left to deliver to. A read that fails with Redis closes
 every socket with "try again", and a socket that reconnects is first sent
 the whole current table.
 
-A push's group send reads the group (one round trip) and puts the message
-straight into the inboxes of this process's sockets: it never goes through
-this process's own queue and back. Only other processes' queues are written,
-all in one script, so a push among the sockets of one process costs one
-round trip instead of the stock layer's eight.
+A push's group send reads the group's live members (one command, one round
+trip) and puts the message straight into the inboxes of this process's
+sockets: it never goes through this process's own queue and back. Only
+other processes' queues are written, all in one script (sent by its digest
+once Redis knows it), so a push among the sockets of one process costs one
+round trip instead of the stock layer's eight. Members whose time is up
+are left out by the read and removed when a socket joins (one round trip
+with the join, where the stock layer took two to join and one more on
+every send to tidy up).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import time
 from typing import Any
 
 from channels_redis.core import RedisChannelLayer
+from redis.commands.core import AsyncScript
 
 from games.live import live
 
@@ -65,6 +70,9 @@ for i = 1, n do
 end
 return refused
 """
+# Sent by its SHA1 digest (EVALSHA), and in full only to a Redis that does
+# not know it yet; bytes, so the digest needs no client's encoding.
+_queue_script = AsyncScript(None, _QUEUE_SCRIPT.encode())  # type: ignore[arg-type]
 
 
 class Inbox(asyncio.Queue[Any]):
@@ -151,18 +159,33 @@ class OwnReaderRedisChannelLayer(RedisChannelLayer):
         if self._readers.get(process_channel) is asyncio.current_task():
             del self._readers[process_channel]
 
+    async def group_add(self, group: str, channel: str) -> None:
+        """The stock join in one round trip, not two, which also drops the
+        members whose time is up (the stock layer did that on every send)."""
+        assert self.require_valid_group_name(group), "Group name not valid"
+        assert self.require_valid_channel_name(channel), "Channel name not valid"
+        key = self._group_key(group)
+        now = time.time()
+        async with self.connection(self.consistent_hash(group)).pipeline(transaction=False) as pipe:
+            pipe.zremrangebyscore(key, min=0, max=int(now) - self.group_expiry)
+            pipe.zadd(key, {channel: now})
+            # Everything in the group now is gone by then.
+            pipe.expire(key, self.group_expiry)
+            await pipe.execute()
+
     async def group_send(self, group: str, message: dict[str, Any]) -> None:
         """The stock group send in one or two round trips, not four: the
-        group's expired members are dropped and the rest read in one
-        pipeline; this process's members get the message in their inboxes
-        at once, and only other processes' queues are written, by a script
-        that also drops their expired messages."""
+        group's live members are read in one command; this process's
+        members get the message in their inboxes at once, and only other
+        processes' queues are written, by a script that also drops their
+        expired messages."""
         assert self.require_valid_group_name(group), "Group name not valid"
         key = self._group_key(group)
-        async with self.connection(self.consistent_hash(group)).pipeline(transaction=False) as pipe:
-            pipe.zremrangebyscore(key, min=0, max=int(time.time()) - self.group_expiry)
-            pipe.zrange(key, 0, -1)
-            _, members = await pipe.execute()
+        # Joined within group_expiry (the stock send removes the rest first;
+        # here group_add does).
+        members = await self.connection(self.consistent_hash(group)).zrangebyscore(
+            key, f"({int(time.time()) - self.group_expiry}", "+inf"
+        )
         remote: list[str] = []
         here: list[Inbox] = []
         for member in members:
@@ -183,15 +206,16 @@ class OwnReaderRedisChannelLayer(RedisChannelLayer):
         by_connection, messages, capacities = self._map_channel_keys_to_connection(remote, message)
         for index, keys in by_connection.items():
             now = time.time()
-            refused = await self.connection(index).eval(
-                _QUEUE_SCRIPT,
-                len(keys),
-                *keys,
-                *(messages[k] for k in keys),
-                *(capacities[k] for k in keys),
-                int(now) - int(self.expiry),
-                now,
-                self.expiry,
+            refused = await _queue_script(
+                keys=keys,
+                args=[
+                    *(messages[k] for k in keys),
+                    *(capacities[k] for k in keys),
+                    int(now) - int(self.expiry),
+                    now,
+                    self.expiry,
+                ],
+                client=self.connection(index),
             )
             if refused:
                 log.info("%s of %s channels over capacity in group %s", refused, len(keys), group)

@@ -7,6 +7,7 @@ These tests need Redis (CI's PostgreSQL + Redis pass)."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from urllib.parse import urlsplit
 
@@ -130,3 +131,33 @@ async def test_a_full_queue_refuses_more_and_the_group_send_goes_on(layer, other
         await asyncio.wait_for(layer.receive(channel), 0.5)
     await other.group_send("full", {"type": "game.snapshot", "version": 999})
     assert (await asyncio.wait_for(layer.receive(channel), 10))["version"] == 999
+
+
+async def test_a_member_whose_time_is_up_gets_nothing_and_goes_when_someone_joins(layer, other):
+    """A socket of a process that died without leaving stays in the group's
+    set: past the group's expiry it is sent nothing, and the next join
+    removes it."""
+    here = await layer.new_channel()
+    gone = await other.new_channel()
+    await layer.group_add("stale", here)
+    key = layer._group_key("stale")
+    redis = layer.connection(layer.consistent_hash("stale"))
+    await redis.zadd(key, {gone: time.time() - layer.group_expiry - 5})
+    await layer.group_send("stale", {"type": "game.snapshot", "version": 7})
+    assert (await asyncio.wait_for(layer.receive(here), 10))["version"] == 7
+    assert await queued(other, gone) == 0
+    assert await redis.zcard(key) == 2
+    await layer.group_add("stale", await layer.new_channel())
+    members = {m.decode() for m in await redis.zrange(key, 0, -1)}
+    assert gone not in members and here in members and len(members) == 2
+    assert 0 < await redis.ttl(key) <= layer.group_expiry
+
+
+async def test_a_redis_that_forgot_the_queue_script_is_sent_it_again(layer, other):
+    there = await other.new_channel()
+    await layer.group_add("forgot", there)
+    await layer.group_send("forgot", {"type": "game.snapshot", "version": 1})
+    await layer.connection(0).script_flush()
+    await layer.group_send("forgot", {"type": "game.snapshot", "version": 2})
+    got = [(await asyncio.wait_for(other.receive(there), 10))["version"] for _ in range(2)]
+    assert got == [1, 2]
