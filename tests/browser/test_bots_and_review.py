@@ -49,4 +49,7 @@ def test_a_person_plays_the_perfect_bot_to_the_end_and_reads_the_review(new_page
             assert middle == pytest.approx(plot["y"] + y * plot["height"], abs=2)
             assert tick["x"] + tick["width"] <= plot["x"]
         assert page.evaluate("document.scrollingElement.scrollWidth") <= width
+        # The decisions' table fits too: its words wrap, it does not scroll.
+        wrap = page.locator(".review-seat .table-scroll")
+        assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth")
         screenshot(page, name)

@@ -37,7 +37,7 @@ def test_the_review_prices_each_decision_of_the_person_and_not_of_the_bot(client
     assert re.findall(rounds, html) == [("Round 1", "Round 12")]
 
 
-def test_the_review_chart_is_marked_in_spanish_with_its_decimal_comma(client):
+def test_the_review_chart_is_marked_in_spanish(client):
     game = finished_game_against_a_bot()
     html = client.get(f"/es/g/{game.token}/review/").content.decode()
     assert "Ronda 1</span>" in html
