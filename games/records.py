@@ -16,6 +16,7 @@ from typing import Any
 from django.utils.functional import Promise
 
 from games import rules
+from games.charts import round_top
 from games.labels import RULESET_NAMES
 from games.models import Game, Player, ScoreEntry
 
@@ -153,16 +154,16 @@ CHART_HEIGHT = 120
 CHART_PAD = 8
 # Room on the left for the score axis's numbers (up to three digits).
 CHART_GUTTER = 30
-# The axis is marked at 0, half-way and the top, which is the best score
-# rounded up to a multiple of this: marks at round numbers, as on a chart
-# drawn by hand.
-CHART_STEP = 50
+# The axis is marked at 0, half-way and the top: the best score rounded up
+# to a round number (``charts.round_top``), and never less than this.
+CHART_LEAST_TOP = 50
 
 
 def chart(scores: list[int]) -> dict[str, Any]:
     """Points of a line chart of ``scores`` (oldest first), in SVG units, and
     the marks of its score axis."""
-    top = max(CHART_STEP, -(-max([*scores, 0]) // CHART_STEP) * CHART_STEP)
+    # Whole at this size (round tops of 50 and more are whole numbers).
+    top = int(round_top(max(scores, default=0), least=CHART_LEAST_TOP))
     span = max(len(scores) - 1, 1)
     left = CHART_PAD + CHART_GUTTER
     inner_w = CHART_WIDTH - left - CHART_PAD

@@ -13,7 +13,6 @@ scorecard's rows, built whole.
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +24,7 @@ from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import ngettext, pgettext
 
+from games.charts import round_top
 from games.chat import PHRASES, REACTION_SVG, REACTIONS
 from games.labels import category_name, ruleset_name
 from games.models import BOT_LEVELS
@@ -560,7 +560,7 @@ def review_rows(ruleset: str, seat: SeatReview) -> dict[str, Any]:
             }
         )
     width, height = 600, 160
-    top = chart_top(running)
+    top = round_top(running)
     span = max(len(points) - 1, 1)
     polyline = " ".join(
         f"{x * width / span:.1f},{height - y * height / top:.1f}" for x, y in points
@@ -583,19 +583,6 @@ def review_rows(ruleset: str, seat: SeatReview) -> dict[str, Any]:
             "rounds": (rounds[0], rounds[-1]),
         },
     }
-
-
-# Each power of ten's round tops for a chart's axis: their halves are round too.
-_ROUND_TOPS = (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
-
-
-def chart_top(value: float) -> float:
-    """The smallest round number at or above ``value`` (at least 1), for the
-    top of a chart whose axis is marked at the top, half-way and zero."""
-    if value <= 1.0:
-        return 1.0
-    scale = 10.0 ** math.floor(math.log10(value))
-    return next(step * scale for step in _ROUND_TOPS if step * scale >= value - 1e-9)
 
 
 def _choice(ruleset: str, choice: tuple[str, Any]) -> str:

@@ -4,8 +4,9 @@ import re
 import pytest
 
 from games import services
+from games.charts import round_top
 from games.models import Game
-from games.rendering import chart_top, review_rows
+from games.rendering import review_rows
 from games.solver.review import Decision, SeatReview
 from tests import factories
 
@@ -62,8 +63,10 @@ def test_the_review_chart_is_marked_in_spanish(client):
     ],
 )
 def test_the_chart_top_is_the_next_round_number(total, top):
-    assert chart_top(total) == pytest.approx(top)
-    assert chart_top(total) >= total
+    assert round_top(total) == pytest.approx(top)
+    assert round_top(total) >= total
+    # The score chart's floor: its top is never under 50.
+    assert round_top(total, least=50) == pytest.approx(max(top, 50))
 
 
 def test_the_chart_line_ends_at_the_total_against_its_axis():
