@@ -138,7 +138,10 @@ def _async_script() -> AsyncScript:
     script = scripts.get(settings.REDIS_URL)
     if script is None:
         client = redis.asyncio.Redis.from_url(
-            settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1
+            settings.REDIS_URL,
+            socket_timeout=1,
+            socket_connect_timeout=1,
+            **settings.REDIS_CLIENT_OPTIONS,
         )
         script = scripts[settings.REDIS_URL] = client.register_script(_COUNT_SCRIPT)
     return script
@@ -166,7 +169,10 @@ def _hit(name: str, who: str, window: int) -> float:
     script = _sync_scripts.get(settings.REDIS_URL)
     if script is None:
         client = redis.Redis.from_url(
-            settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1
+            settings.REDIS_URL,
+            socket_timeout=1,
+            socket_connect_timeout=1,
+            **settings.REDIS_CLIENT_OPTIONS,
         )
         script = _sync_scripts[settings.REDIS_URL] = client.register_script(_COUNT_SCRIPT)
     try:

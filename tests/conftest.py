@@ -91,7 +91,7 @@ def fresh_limits() -> Iterator[None]:
         limits._messages = limits.SharedMessageCounts()
         limits.sockets.open.clear()
         if settings.REDIS_URL:
-            client = redis.Redis.from_url(settings.REDIS_URL)
+            client = redis.Redis.from_url(settings.REDIS_URL, **settings.REDIS_CLIENT_OPTIONS)
             keys = list(client.scan_iter("yacht:limit:*"))
             if keys:
                 client.delete(*keys)

@@ -9,11 +9,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
+from redis import utils as redis_utils
+from redis.asyncio import Redis
 
+from games import limits
 from games.redislayer import OwnReaderRedisChannelLayer
 
 pytestmark = pytest.mark.skipif(
@@ -161,3 +165,28 @@ async def test_a_redis_that_forgot_the_queue_script_is_sent_it_again(layer, othe
     await layer.group_send("forgot", {"type": "game.snapshot", "version": 2})
     got = [(await asyncio.wait_for(other.receive(there), 10))["version"] for _ in range(2)]
     assert got == [1, 2]
+
+
+async def connections_received() -> int:
+    stats = await Redis.from_url(settings.REDIS_URL, **settings.REDIS_CLIENT_OPTIONS).info("stats")
+    return int(stats["total_connections_received"])
+
+
+async def test_new_connections_do_not_introduce_themselves(monkeypatch):
+    # When every socket of a process closes at once, the pool opens a
+    # connection per group_discard running side by side. Each used to look
+    # the library's version up in the installed packages' metadata first.
+    def looked_up() -> str:
+        raise AssertionError("a new connection looked redis-py's version up")
+
+    monkeypatch.setattr(redis_utils, "get_lib_version", looked_up)
+    layers: dict[str, Any] = settings.CHANNEL_LAYERS
+    configured = layers["default"]["CONFIG"]["hosts"][0]
+    url = urlsplit(settings.REDIS_URL)._replace(path=f"/{REDIS_DB}").geturl()
+    made = OwnReaderRedisChannelLayer(hosts=[{**configured, "address": url}])
+    before = await connections_received()
+    await asyncio.gather(*(made.group_discard("storm", f"gone.{n}") for n in range(20)))
+    # The limits' own clients, as a socket's connect counts itself.
+    assert await limits.connect_allowed(address="203.0.113.9")
+    # Made here, so the check above had connections to catch.
+    assert await connections_received() - before >= 20
