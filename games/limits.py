@@ -23,6 +23,7 @@ import time
 import weakref
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 import redis
 import redis.asyncio
@@ -133,16 +134,17 @@ async def _ahit(name: str, who: str, window: int) -> float:
     return (await _ahits([(name, who)], window))[0]
 
 
+def _client_options() -> dict[str, Any]:
+    """The counters' Redis clients, sync and async alike: a Redis that does
+    not answer within a second is counted around (``_complain``)."""
+    return {"socket_timeout": 1, "socket_connect_timeout": 1, **settings.REDIS_CLIENT_OPTIONS}
+
+
 def _async_script() -> AsyncScript:
     scripts = _async_scripts.setdefault(asyncio.get_running_loop(), {})
     script = scripts.get(settings.REDIS_URL)
     if script is None:
-        client = redis.asyncio.Redis.from_url(
-            settings.REDIS_URL,
-            socket_timeout=1,
-            socket_connect_timeout=1,
-            **settings.REDIS_CLIENT_OPTIONS,
-        )
+        client = redis.asyncio.Redis.from_url(settings.REDIS_URL, **_client_options())
         script = scripts[settings.REDIS_URL] = client.register_script(_COUNT_SCRIPT)
     return script
 
@@ -168,12 +170,7 @@ def _hit(name: str, who: str, window: int) -> float:
         return _local_estimates(windows)[0]
     script = _sync_scripts.get(settings.REDIS_URL)
     if script is None:
-        client = redis.Redis.from_url(
-            settings.REDIS_URL,
-            socket_timeout=1,
-            socket_connect_timeout=1,
-            **settings.REDIS_CLIENT_OPTIONS,
-        )
+        client = redis.Redis.from_url(settings.REDIS_URL, **_client_options())
         script = _sync_scripts[settings.REDIS_URL] = client.register_script(_COUNT_SCRIPT)
     try:
         replies = script(keys=_script_keys(windows), args=_script_args(window, [1] * len(windows)))

@@ -168,7 +168,8 @@ async def test_a_redis_that_forgot_the_queue_script_is_sent_it_again(layer, othe
 
 
 async def connections_received() -> int:
-    stats = await Redis.from_url(settings.REDIS_URL, **settings.REDIS_CLIENT_OPTIONS).info("stats")
+    async with Redis.from_url(settings.REDIS_URL, **settings.REDIS_CLIENT_OPTIONS) as client:
+        stats = await client.info("stats")
     return int(stats["total_connections_received"])
 
 
