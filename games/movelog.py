@@ -9,22 +9,35 @@ statements are written once per database vendor from the models' own field
 definitions, and each value goes through its field's ``pre_save`` and
 ``get_db_prep_save`` as the ORM's would (``auto_now_add`` stamps, JSON
 adapters). On PostgreSQL the inserts ride in data-modifying ``WITH``
-clauses of the game's ``UPDATE``, so a move is one statement between the
-lock and the commit; SQLite has no such clauses and runs them one by one.
-The constraints (one move per version, one score per box) hold either way.
+clauses beside the game's ``UPDATE``, so a move is one statement; SQLite
+has no such clauses and runs them one by one. The constraints (one move
+per version, one score per box) hold either way.
+
+The game's row is updated only while it is still at the version the move
+was decided on, and the move's rows are inserted only with that update:
+a game that moved on changes nothing and raises ``Stale``. Under the
+game's row lock that cannot happen; a move decided on the version this
+process remembers, without the lock read, relies on it (see
+``services.game_act``).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import DatabaseError, connections, router
+from django.db import DatabaseError, connections, router, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field, Model
 
 from games.models import Game, Move, ScoreEntry
+
+
+class Stale(DatabaseError):
+    """The game's row was no longer at the version the move was decided on:
+    nothing was written."""
 
 
 @dataclass(frozen=True)
@@ -41,12 +54,18 @@ def _inserted(model: type[Model]) -> list[Field[Any, Any]]:
     return [f for f in model._meta.concrete_fields if not f.primary_key]
 
 
-def _insert_sql(connection: BaseDatabaseWrapper, model: type[Model]) -> str:
+def _insert_sql(connection: BaseDatabaseWrapper, model: type[Model], *, after: str = "") -> str:
+    """The insert of one ``model`` row; with ``after``, only if the ``WITH``
+    clause of that name returned a row (each value cast to its column's
+    type, as ``VALUES`` would have inferred it)."""
     quote = connection.ops.quote_name
     fields = _inserted(model)
     columns = ", ".join(quote(_column(f)) for f in fields)
-    marks = ", ".join(["%s"] * len(fields))
-    return f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({marks})"
+    into = f"INSERT INTO {quote(model._meta.db_table)} ({columns})"
+    if not after:
+        return f"{into} VALUES ({', '.join(['%s'] * len(fields))})"
+    values = ", ".join(f"CAST(%s AS {f.db_type(connection)})" for f in fields)
+    return f"{into} SELECT {values} FROM {after}"
 
 
 _written: dict[tuple[str, tuple[str, ...], bool], list[str]] = {}
@@ -72,14 +91,16 @@ def _write_statements(
     sets = ", ".join(f"{quote(_column(_game_field(name)))} = %s" for name in fields)
     key = table.pk
     assert key is not None
-    update = f"UPDATE {quote(table.db_table)} SET {sets} WHERE {quote(_column(key))} = %s"
-    inserts = [_insert_sql(connection, Move)]
-    if with_score:
-        inserts.append(_insert_sql(connection, ScoreEntry))
+    update = (
+        f"UPDATE {quote(table.db_table)} SET {sets}"
+        f" WHERE {quote(_column(key))} = %s AND {quote(_column(_game_field('version')))} = %s"
+    )
+    models: list[type[Model]] = [Move, ScoreEntry] if with_score else [Move]
     if connection.vendor == "postgresql":
+        inserts = [_insert_sql(connection, model, after="moved") for model in models]
         clauses = ", ".join(f"row{n} AS ({sql})" for n, sql in enumerate(inserts))
-        return [f"WITH {clauses} {update}"]
-    return [*inserts, update]
+        return [f"WITH moved AS ({update} RETURNING 1), {clauses} SELECT count(*) FROM moved"]
+    return [update, *(_insert_sql(connection, model) for model in models)]
 
 
 def _column(field: Field[Any, Any]) -> str:
@@ -99,8 +120,10 @@ def _insert_params(connection: BaseDatabaseWrapper, row: Model) -> list[Any]:
 
 
 def write(game: Game, fields: Sequence[str], logged: LoggedMove) -> None:
-    """Save ``fields`` of the locked ``game`` and insert ``logged``'s rows,
-    inside the caller's transaction."""
+    """Save ``fields`` of ``game``, whose version the move has just moved on
+    by one, and insert ``logged``'s rows, if the stored row is still at the
+    version before; else ``Stale``, having written nothing. Inside the
+    caller's transaction, or (PostgreSQL's one statement) as one of its own."""
     connection = connections[router.db_for_write(Game)]
     rows: list[Model] = [logged.move] if logged.score is None else [logged.move, logged.score]
     names = tuple(dict.fromkeys(fields))
@@ -108,16 +131,29 @@ def write(game: Game, fields: Sequence[str], logged: LoggedMove) -> None:
         field.get_db_prep_save(field.pre_save(game, False), connection)
         for field in map(_game_field, names)
     ]
-    update_params.append(game.pk)
+    update_params += [game.pk, game.version - 1]
     inserts = [_insert_params(connection, row) for row in rows]
     statements = _statements(connection, names, logged.score is not None)
     with connection.cursor() as cursor:
         if len(statements) == 1:
-            cursor.execute(statements[0], [p for params in inserts for p in params] + update_params)
+            cursor.execute(statements[0], update_params + [p for params in inserts for p in params])
+            updated = cursor.fetchone()[0]
         else:
-            for sql, params in zip(statements, [*inserts, update_params], strict=True):
-                cursor.execute(sql, params)
-        updated = cursor.rowcount
+            cursor.execute(statements[0], update_params)
+            updated = cursor.rowcount
+            if updated == 1:
+                for sql, params in zip(statements[1:], inserts, strict=True):
+                    cursor.execute(sql, params)
     if updated != 1:
-        # The row is locked by the caller: it cannot have gone, unless it never was.
-        raise DatabaseError(f"game {game.pk} was not updated")
+        raise Stale(f"game {game.pk} is no longer at version {game.version - 1}")
+
+
+def atomic_move() -> Any:
+    """What a move written without its game's row lock runs in: nothing on
+    PostgreSQL, whose one statement is atomic and, outside a transaction,
+    commits by itself (one round trip where a transaction takes three); a
+    transaction elsewhere, where the move is several statements."""
+    connection = connections[router.db_for_write(Game)]
+    if connection.vendor == "postgresql":
+        return contextlib.nullcontext()
+    return transaction.atomic(using=connection.alias)

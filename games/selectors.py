@@ -8,7 +8,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypedDict, TypeVar, cast
 
 from django.conf import settings
 from django.db import transaction
@@ -581,56 +581,68 @@ lock_game = _LockStatement()
 Cards = tuple[rules.Scorecard, ...]
 
 
-def _copy_seat(player: Player) -> Player:
-    """What ``copy.copy`` makes of a seat (its own attributes and model
-    state, the values shared), built directly. Through pickling's reduce a
-    seat's copy took 5.7 us, this one 0.95 us, and every move copies its
-    seats twice (handed out, then remembered)."""
+Row = TypeVar("Row", Game, Player)
+
+
+def _copy_row(row: Row) -> Row:
+    """What ``copy.copy`` makes of a model instance (its own attributes and
+    model state, the values shared), built directly. Through pickling's
+    reduce a seat's copy took 5.7 us, this one 0.95 us, and every move
+    copies its game and seats twice (handed out, then remembered). The
+    values are shared: a move assigns new ones (dice, holds), never changes
+    them in place."""
     state = ModelState.__new__(ModelState)
-    state.__dict__.update(player._state.__dict__)
-    state.fields_cache = dict(player._state.fields_cache)
-    kept = Player.__new__(Player)
-    kept.__dict__.update(player.__dict__)
+    state.__dict__.update(row._state.__dict__)
+    state.fields_cache = dict(row._state.fields_cache)
+    kept = type(row).__new__(type(row))
+    kept.__dict__.update(row.__dict__)
     kept._state = state
     return kept
 
 
 class CommittedSeats:
-    """The seats and scorecards of each game's latest version this process
-    committed or read under the game's lock, by game and version.
+    """The game's row, seats and scorecards of each game's latest version
+    this process committed or read under the game's lock, by game and
+    version.
 
     A move locks the game's row, which says its version; when this process
     holds that version's seats and cards (it committed the move before, as
     it does for every move of a game whose players it serves), the move
     needs neither the seats nor the scores read again: one ``SELECT … FOR
-    UPDATE``, the move log's insert and the game's update. Another process's
-    commit moves the version on, and the next move here reads it all. Seats
-    are handed out as copies: a move that changes one and then rolls back
-    must not leave its change here.
+    UPDATE``, the move log's insert and the game's update. A move made
+    against the very version held here needs not even the lock read (see
+    ``services.game_act``). Another process's commit moves the version on,
+    and the next move here reads it all. Everything is handed out as
+    copies: a move that changes its game or a seat and then rolls back (or
+    finds the game moved on) must not leave its change here.
     """
 
     def __init__(self, size: int = 4096) -> None:
         self.size = size
         self._lock = threading.Lock()
-        self._known: OrderedDict[str, tuple[int, list[Player], Cards]] = OrderedDict()
+        self._known: OrderedDict[str, tuple[Game, list[Player], Cards]] = OrderedDict()
 
-    def remember(self, token: str, version: int, players: Sequence[Player], cards: Cards) -> None:
-        kept = [_copy_seat(p) for p in players]
+    def remember(self, game: Game, players: Sequence[Player], cards: Cards) -> None:
+        """``game``'s row as it is now, committed or locked, with its seats and cards."""
+        kept = (_copy_row(game), [_copy_row(p) for p in players], cards)
         with self._lock:
-            known = self._known.get(token)
-            if known is None or known[0] < version:
-                self._known[token] = (version, kept, cards)
-                self._known.move_to_end(token)
+            known = self._known.get(game.token)
+            if known is None or known[0].version < game.version:
+                self._known[game.token] = kept
+                self._known.move_to_end(game.token)
                 if len(self._known) > self.size:
                     self._known.popitem(last=False)
 
-    def get(self, token: str, version: int) -> tuple[list[Player], Cards] | None:
+    def get(self, token: str, version: int) -> tuple[Game, list[Player], Cards] | None:
+        """Copies of the row, seats and cards of ``token`` at ``version``, if
+        that is the latest version held."""
         with self._lock:
             known = self._known.get(token)
-            if known is None or known[0] != version:
+            if known is None or known[0].version != version:
                 return None
             self._known.move_to_end(token)
-            return [_copy_seat(p) for p in known[1]], known[2]
+            game, players, cards = known
+        return _copy_row(game), [_copy_row(p) for p in players], cards
 
     def clear(self) -> None:
         with self._lock:
@@ -647,12 +659,24 @@ def locked_game_seats(game: Game) -> tuple[list[Player], rules.GameState | None]
         return game_players(game), None
     known = committed_seats.get(game.token, game.version)
     if known is not None:
-        players, cards = known
+        _, players, cards = known
         return players, _state_of(game, cards)
     players = game_players(game)
     state = game_state(game, players)
-    committed_seats.remember(game.token, game.version, players, state.cards)
+    committed_seats.remember(game, players, state.cards)
     return players, state
+
+
+def remembered_game(token: str, version: int) -> tuple[Game, list[Player], rules.GameState] | None:
+    """The row, seats and rules state of a game in play at ``version``, as
+    this process committed or locked them, if it holds that version."""
+    known = committed_seats.get(token, version)
+    if known is None:
+        return None
+    game, players, cards = known
+    if game.status != Game.Status.PLAYING:
+        return None
+    return game, players, _state_of(game, cards)
 
 
 def game_viewed_by(token: str, guest_id: str | None) -> tuple[Snapshot, int | None] | None:

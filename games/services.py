@@ -45,6 +45,7 @@ from games.selectors import (
     last_action,
     lock_game,
     locked_game_seats,
+    remembered_game,
     rules_table,
     seat_among,
     snapshot,
@@ -97,13 +98,12 @@ def _commit(
         game.save(update_fields=saved)
     else:
         movelog.write(game, saved, logged)
+    # After the write: a duplicate game's snapshot reads the rounds scored.
     snap = snapshot(game, players, state, last)
     if state is not None:
-        # The next move of this game here starts from these seats and cards.
+        # The next move of this game here starts from this row, these seats and cards.
         transaction.on_commit(
-            functools.partial(
-                committed_seats.remember, game.token, game.version, players, state.cards
-            )
+            functools.partial(committed_seats.remember, game, players, state.cards)
         )
     transaction.on_commit(functools.partial(live.committed, snap))
 
@@ -386,7 +386,15 @@ def game_act(
     (``time_up``, or ``stale_version`` for anyone else) and the stand-in bot
     takes the turn instead, in the same transaction: of the two, exactly one
     is ever applied.
+
+    Most moves are made against the version this process committed last
+    (the player's previous roll or hold): those are decided on the row it
+    remembers and written without the lock read (``_act_on_remembered``).
+    Every other move, and any that path cannot settle, locks the row here.
     """
+    moved = _act_on_remembered(token, guest_id, version, action, rng)
+    if moved is not None:
+        return moved
     with transaction.atomic():
         game = _locked(token)
         players, state = locked_game_seats(game)
@@ -396,6 +404,43 @@ def game_act(
     if timed_out:
         mine = any(seat.guest_id == guest_id for seat in timed_out)
         raise GameError("time_up" if mine else "stale_version")
+    return game
+
+
+def _act_on_remembered(
+    token: str,
+    guest_id: str,
+    version: int,
+    action: rules.Action,
+    rng: rules.engine.DiceRoller | None,
+) -> Game | None:
+    """The move, decided on ``version`` as this process committed (or read
+    under the lock) it, and written only if the stored game is still at that
+    version: the write's own check takes the place of the lock read, and a
+    game that moved on changes nothing (``movelog.Stale``). On PostgreSQL
+    that is one statement and one round trip, against four.
+
+    None when this path does not settle the move, for the locked path to
+    decide and name any refusal: a version not held here, a move that
+    writes more than the move log and the game (a duplicate game's hands,
+    a seat a bot keeps, a turn clock that ran out, the daily challenge's
+    check of its day), or one the rules refuse here.
+    """
+    known = remembered_game(token, version)
+    if known is None:
+        return None
+    game, players, state = known
+    seat = seat_among(players, guest_id)
+    if seat is None or seat.bot or game.duplicate or game.daily_id is not None:
+        return None
+    if clock_ran_out(game):
+        return None
+    try:
+        with movelog.atomic_move():
+            # The same decision as under the lock, on the same row and seats.
+            _act(game, players, state, guest_id, version, action, rng)
+    except (GameError, movelog.Stale):
+        return None
     return game
 
 

@@ -68,7 +68,7 @@ def test_a_version_committed_elsewhere_is_read_again_not_taken_from_memory(
         live.after_commit.remove(pushed.append)
     assert [seat["name"] for seat in pushed[-1]["seats"]] == ["Ana", "Zed"]
     known = committed_seats.get(game.token, game.version + 1)
-    assert known is not None and known[0][1].name == "Zed"
+    assert known is not None and known[1][1].name == "Zed"
 
 
 def test_a_refused_move_leaves_the_remembered_seats_as_they_were_committed():
@@ -88,17 +88,18 @@ def test_a_refused_move_leaves_the_remembered_seats_as_they_were_committed():
     assert refused.value.code == "category_filled"
     assert Player.objects.get(game=game, order=0).bot == "solid"
     known = committed_seats.get(game.token, game.version)
-    assert known is not None and known[0][0].bot == "solid"
+    assert known is not None and known[1][0].bot == "solid"
 
 
 def test_remembered_seats_are_handed_out_as_copies_of_their_own():
     game = factories.started_game()
     players = game_players(game)
     cached = players[0].game  # the seat's game, cached on it as a move finds it
-    committed_seats.remember(game.token, 99, players, ())
+    game.version = 99
+    committed_seats.remember(game, players, ())
     known = committed_seats.get(game.token, 99)
     assert known is not None
-    seat = known[0][0]
+    seat = known[1][0]
     assert seat is not players[0] and seat.pk == players[0].pk and seat.name == players[0].name
     # What a move does to its copy (a bot's seat taken back, the cached
     # game replaced) stays in that copy.
@@ -106,6 +107,6 @@ def test_remembered_seats_are_handed_out_as_copies_of_their_own():
     seat._state.fields_cache["game"] = None
     again = committed_seats.get(game.token, 99)
     assert again is not None
-    assert again[0][0].bot == players[0].bot == ""
-    assert again[0][0]._state.fields_cache["game"] is cached
-    assert again[0][0]._state.db == players[0]._state.db and not again[0][0]._state.adding
+    assert again[1][0].bot == players[0].bot == ""
+    assert again[1][0]._state.fields_cache["game"] is cached
+    assert again[1][0]._state.db == players[0]._state.db and not again[1][0]._state.adding

@@ -54,9 +54,11 @@ def test_a_move_is_one_statement_between_the_lock_and_the_commit_on_postgresql()
     ]
     if connection.vendor == "postgresql":
         assert len(writes) == 1
-        assert writes[0].startswith("WITH ") and writes[0].count("INSERT INTO") == 2
+        assert (
+            writes[0].startswith("WITH moved AS (UPDATE ") and writes[0].count("INSERT INTO") == 2
+        )
     else:
-        assert [w.split()[0] for w in writes] == ["INSERT", "INSERT", "UPDATE"]
+        assert [w.split()[0] for w in writes] == ["UPDATE", "INSERT", "INSERT"]
 
 
 def test_a_version_already_logged_refuses_the_whole_move():
