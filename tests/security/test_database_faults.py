@@ -17,7 +17,7 @@ from games import broadcast, consumers, movelog, services
 from games.messages import error_message
 from games.models import Game, Move, ScoreEntry
 from games.rules import Score
-from games.selectors import RecentSnapshots
+from games.selectors import RecentSnapshots, committed_seats, game_players, game_state
 from tests import factories
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -38,27 +38,36 @@ def rows(game: Game) -> tuple[Any, ...]:
     )
 
 
-def fail_when_the_version_is_bumped(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The connection dies just after the action's last write, the game's
-    update, has run: the Move and ScoreEntry rows were written inside the
-    same transaction (before it on SQLite, in the same statement on
-    PostgreSQL), which is never committed."""
+def fail_when_the_version_is_bumped(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """The connection dies as the game's update is written, before the move
+    commits. Inside a transaction that is just after the update has run:
+    what it wrote (the Move and ScoreEntry rows too, in the same statement on
+    PostgreSQL) is never committed. PostgreSQL's move on a remembered
+    version is one statement outside a transaction, its own commit: there
+    the connection dies before the statement runs."""
     write = movelog.write
 
+    in_transaction: list[bool] = []
+
     def dies_after(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
-        execute(sql, params, many, context)
-        if 'UPDATE "games_game"' in sql:
-            raise OperationalError("server closed the connection unexpectedly")
+        if 'UPDATE "games_game"' not in sql:
+            return execute(sql, params, many, context)
+        in_transaction.append(connection.in_atomic_block)
+        if connection.in_atomic_block:
+            execute(sql, params, many, context)
+        raise OperationalError("server closed the connection unexpectedly")
 
     def failing(*args: Any, **kwargs: Any) -> None:
         with connection.execute_wrapper(dies_after):
             write(*args, **kwargs)
 
     monkeypatch.setattr(movelog, "write", failing)
+    return in_transaction
 
 
+@pytest.mark.parametrize("read", ["remembered", "locked"])
 async def test_a_database_failure_mid_action_writes_nothing_and_the_player_may_retry(
-    connect, monkeypatch, caplog
+    read, connect, monkeypatch, caplog
 ):
     game = await rolled_game()
     ana = await connect(game.token, "ana", lang="es")
@@ -66,7 +75,12 @@ async def test_a_database_failure_mid_action_writes_nothing_and_the_player_may_r
     version = (await ana.table())["version"]
     await bo.table()
     before = await rows(game)
-    fail_when_the_version_is_bumped(monkeypatch)
+    if read == "remembered":
+        # The version the sockets were shown, as if this process had committed it.
+        await sync_to_async(_remember)(game)
+    else:
+        committed_seats.clear()
+    in_transaction = fail_when_the_version_is_bumped(monkeypatch)
     await ana.send({"action": "score", "version": version, "category": "choice"})
     error = await ana.error()
     with translation.override("es"):
@@ -77,12 +91,21 @@ async def test_a_database_failure_mid_action_writes_nothing_and_the_player_may_r
         }
     assert await rows(game) == before, "a failed action left rows behind"
     assert await bo.nothing_new(), "a change that never committed was pushed"
+    # Only PostgreSQL writes a remembered version's move outside a transaction.
+    alone = read == "remembered" and connection.vendor == "postgresql"
+    assert in_transaction == [not alone]
     monkeypatch.undo()
     # The same action at the same version goes through once the database is back.
     await ana.send({"action": "score", "version": version, "category": "choice"})
     assert (await ana.table_at(version + 1))["state"]["seats"][0]["boxes"].keys() == {"choice"}
     assert (await rows(game))[3:] == (before[3] + 1, before[4] + 1)
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def _remember(game: Game) -> None:
+    game.refresh_from_db()
+    players = game_players(game)
+    committed_seats.remember(game, players, game_state(game, players).cards)
 
 
 async def test_a_database_failure_on_sync_is_answered_not_crashed(connect, monkeypatch, caplog):
