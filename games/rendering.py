@@ -13,6 +13,7 @@ scorecard's rows, built whole.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -37,10 +38,23 @@ if TYPE_CHECKING:
     from games.solver.review import SeatReview
 
 
+# The language of the view ``table_message`` is rendering, while it does:
+# Django's active language is looked up through a context-aware local, a
+# few microseconds each time, and a view's sentences asked for it about
+# seven times (7% of a view's render, measured with bench.render's table).
+_rendering: ContextVar[tuple[str | None] | None] = ContextVar("rendering", default=None)
+
+
+def _language() -> str | None:
+    """The active language: the rendering view's, else Django's."""
+    rendering = _rendering.get()
+    return rendering[0] if rendering is not None else translation.get_language()
+
+
 def _(message: str) -> str:
     """``gettext`` in the active language, from the words already looked up:
     the table is rendered per view of every move and asks for the same ones."""
-    return catalog(translation.get_language())(message)
+    return catalog(_language())(message)
 
 
 # Which cells of a 3x3 grid show a pip, for each face.
@@ -311,7 +325,7 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
     # few microseconds a time: asked here once for the dice, the box names,
     # the words and the fixed lines. The sentences built by the helpers below
     # still ask through ``_``, about seven times a view.
-    language = translation.get_language()
+    language = _language()
     playing = snap["status"] == "playing"
     my_turn = playing and me is not None and snap["current_seat"] == me
     # The controls are the actions the rules allow this viewer now. A stalled
@@ -482,7 +496,7 @@ def _places(seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def page_title(snap: Snapshot, me: int | None) -> str:
     """What the browser tab says: where this viewer is in the game."""
-    name = _ruleset_name(snap["ruleset"], translation.get_language())
+    name = _ruleset_name(snap["ruleset"], _language())
     if snap["status"] == "lobby":
         where = _("Lobby")
     elif snap["status"] == "finished":
@@ -501,17 +515,22 @@ def table_message(snap: Snapshot, me: int | None, language: str) -> dict[str, An
     """The websocket message that shows ``snap`` to the viewer in seat ``me``
     (what a duplicate round hides from that viewer taken out first)."""
     snap = seen_by(snap, me)
+    # Django's active language too: lazy labels and URLs ask for it.
     with translation.override(language):
-        return {
-            "type": "table",
-            "version": snap["version"],
-            "status": snap["status"],
-            "seat": me,
-            "html": table_html(table_context(snap, me)),
-            "announce": announcement(snap, me),
-            "rematch": snap["rematch"],
-            "state": snap,
-        }
+        rendering = _rendering.set((language,))
+        try:
+            return {
+                "type": "table",
+                "version": snap["version"],
+                "status": snap["status"],
+                "seat": me,
+                "html": table_html(table_context(snap, me)),
+                "announce": announcement(snap, me),
+                "rematch": snap["rematch"],
+                "state": snap,
+            }
+        finally:
+            _rendering.reset(rendering)
 
 
 def hint_message(advice: Advice, language: str) -> dict[str, Any]:

@@ -115,6 +115,33 @@ def test_each_viewer_sees_the_dice_in_their_language_and_only_the_mover_may_hold
     assert all("disabled" in die and "die-key" not in die for die in theirs)
 
 
+def test_a_view_speaks_its_own_language_and_leaves_the_active_one_as_it_was():
+    """A view's sentences come in its language whatever the active one, and
+    the words asked for after it, outside any view, in the active one."""
+    from django.utils import translation
+
+    from games.rendering import page_title, table_message
+    from games.selectors import game_snapshot
+
+    game = first_roll(factories.started_game(2), [3, 1, 4, 1, 5])
+    snap = game_snapshot(game)
+    with translation.override("it"):
+        italian = page_title(snap, 1)
+        spanish = table_message(snap, 1, "es")
+        assert page_title(snap, 1) == italian
+    assert spanish["html"].count(f'data-title="{spanish_title(snap)}"') == 1
+    assert italian != spanish_title(snap) and "Round" not in italian
+
+
+def spanish_title(snap):
+    from django.utils import translation
+
+    from games.rendering import page_title
+
+    with translation.override("es"):
+        return page_title(snap, 1)
+
+
 def test_the_game_page_reads_its_seats_once(client):
     """The viewer's seat is found among the seats the table is drawn from."""
     from django.db import connection
