@@ -25,11 +25,11 @@ pushes (version gaps) and timeouts (a push still missing 30 s after the
 window, or a socket silent 60 s mid-game), counted, never dropped.
 
 Then, human-paced and open loop: for each N of a ramp (100, 200, 300, 400,
-500, 600, 800 and 1,000 games by default), the same two-player games with each player acting 1-3 s
-(uniformly) after the push that makes it its turn, as a person does (roll,
-hold the most common face, roll again, score: holds are actions). The
-games start spread over a warm-up, 20 a second, and the window opens once
-all of them are under way. The ramp stops at the first N whose p99 passes
+500, 600, 800 and 1,000 games by default), the same two-player games with
+each player acting 1-3 s (uniformly) after the push that makes it its turn,
+as a person does (roll, hold the most common face, roll again, score:
+holds are actions). The games start spread over a warm-up, 20 a second,
+and the window opens once all of them are under way. The ramp stops at the first N whose p99 passes
 150 ms or that loses, times out or errs anything, and the report says the
 most games the run held.
 With ``--processes 2`` the PostgreSQL + Redis profile runs two daphne

@@ -148,7 +148,7 @@ def write(game: Game, fields: Sequence[str], logged: LoggedMove) -> None:
         raise Stale(f"game {game.pk} is no longer at version {game.version - 1}")
 
 
-def atomic_move() -> Any:
+def atomic_move() -> contextlib.AbstractContextManager[Any]:
     """What a move written without its game's row lock runs in: nothing on
     PostgreSQL, whose one statement is atomic and, outside a transaction,
     commits by itself (one round trip where a transaction takes three); a

@@ -431,9 +431,13 @@ def _act_on_remembered(
         return None
     game, players, state = known
     seat = seat_among(players, guest_id)
-    if seat is None or seat.bot or game.duplicate or game.daily_id is not None:
-        return None
-    if clock_ran_out(game):
+    if (
+        seat is None
+        or seat.bot
+        or game.duplicate
+        or game.daily_id is not None
+        or clock_ran_out(game)
+    ):
         return None
     try:
         with movelog.atomic_move():

@@ -14,8 +14,8 @@ from django.test.utils import CaptureQueriesContext
 from games import movelog, services
 from games.live import live
 from games.models import Game, Move, ScoreEntry
-from games.rules import GameError, Hold, Roll, Score
-from games.selectors import committed_seats
+from games.rules import GameError, Hold, Roll, Score, get_ruleset
+from games.selectors import committed_seats, game_players, game_state
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -47,18 +47,53 @@ def _writes(captured: CaptureQueriesContext) -> list[str]:
     ]
 
 
-def test_a_move_on_the_version_committed_here_skips_the_lock_read(committed):
-    game = committed(factories.started_game(), Roll())
+def _one_box_left(committed: Callable[..., Game]) -> Game:
+    """A game of one seat with every box but the last filled, its last turn rolled."""
+    game = factories.play_turns(factories.started_game(1), 11)
+    return committed(Game.objects.get(pk=game.pk), Roll())
+
+
+def _open_boxes(game: Game) -> set[str]:
+    """The boxes still open on the first seat's card."""
+    filled = game_state(game, game_players(game)).cards[0].boxes
+    return set(get_ruleset(game.ruleset).category_keys) - set(filled)
+
+
+@pytest.mark.parametrize(
+    "kind, extra",
+    [("roll", []), ("hold", []), ("score", ["INSERT"]), ("last score", ["INSERT"])],
+)
+def test_a_move_on_the_version_committed_here_is_its_own_rows_and_nothing_else(
+    committed, kind, extra
+):
+    """Outside a transaction on PostgreSQL, any other statement of the move
+    would be committed on its own, before the move's write: the move must be
+    that write alone, whatever its kind (the last score also ends the game)."""
+    if kind == "last score":
+        game = _one_box_left(committed)
+        action: Any = Score(_open_boxes(game).pop())
+    else:
+        game = committed(factories.started_game(), Roll())
+        action = {"roll": Roll(), "hold": Hold(frozenset({0, 1})), "score": Score("choice")}[kind]
     assert committed_seats.get(game.token, game.version) is not None
     with CaptureQueriesContext(connection) as captured:
-        game = committed(game, Hold(frozenset({0, 1})))
+        game = committed(game, action)
     statements = _writes(captured)
-    assert not any("FOR UPDATE" in sql for sql in statements)
     if connection.vendor == "postgresql":
-        # One statement, committed by itself outside a test's transaction.
         assert len(statements) == 1 and statements[0].startswith("WITH moved AS (UPDATE ")
+        assert statements[0].count("INSERT INTO") == 1 + len(extra)
     else:
-        assert [sql.split()[0] for sql in statements] == ["UPDATE", "INSERT"]
+        assert [sql.split()[0] for sql in statements] == ["UPDATE", "INSERT", *extra]
+    stored = Game.objects.get(pk=game.pk)
+    assert stored.version == game.version
+    assert Move.objects.filter(game=game, version=game.version).count() == 1
+    if kind == "last score":
+        assert stored.status == Game.Status.FINISHED and stored.finished_at is not None
+
+
+def test_a_hold_on_the_remembered_version_is_stored_and_logged(committed):
+    game = committed(factories.started_game(), Roll())
+    game = committed(game, Hold(frozenset({0, 1})))
     stored = Game.objects.get(pk=game.pk)
     assert stored.version == game.version and stored.held == [0, 1]
     move = Move.objects.get(game=game, version=game.version)
@@ -87,11 +122,10 @@ def test_a_game_that_moved_on_elsewhere_is_left_unwritten_and_the_lock_decides(
     remembered = game.version
     # Another process holds Ana's dice at this version and commits: this
     # process still remembers the version before.
-    moved = Game.objects.get(pk=game.pk)
     services.game_act(
         token=game.token, guest_id="ana", version=remembered, action=Hold(frozenset({2}))
     )
-    committed_seats.get(game.token, remembered)  # still held here
+    assert committed_seats.get(game.token, remembered) is not None, "still held here"
     assert Game.objects.get(pk=game.pk).version == remembered + 1
     stale: list[str] = []
     real_write = movelog.write
@@ -112,7 +146,6 @@ def test_a_game_that_moved_on_elsewhere_is_left_unwritten_and_the_lock_decides(
     stored = Game.objects.get(pk=game.pk)
     assert stored.version == remembered + 1 and stored.held == [2]
     assert Move.objects.filter(game=game, version=remembered + 2).count() == 0
-    assert moved.version == remembered
 
 
 def test_a_move_the_rules_refuse_on_the_remembered_row_is_refused_as_under_the_lock(committed):
