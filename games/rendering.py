@@ -31,7 +31,7 @@ from games.labels import category_name, ruleset_name
 from games.models import BOT_LEVELS
 from games.rules import UPPER_KEYS, allowed_actions, get_ruleset
 from games.selectors import Advice, ChatLine, SeatSnapshot, Snapshot, seen_by, snapshot_table
-from yachtsite.jinja2 import catalog, words
+from yachtsite.jinja2 import catalog, in_language, words
 
 if TYPE_CHECKING:
     # Only for annotations: the solver loads numpy, which a table push does not need.
@@ -391,9 +391,11 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
 
 
 def table_html(context: dict[str, Any]) -> SafeString:
-    """The table partial, rendered from ``table_context`` in its language."""
-    template = engines["jinja2"].get_template("games/partials/table.html")
-    return mark_safe(template.render({**context, "_": words(context["language"])}))
+    """The table partial, rendered from ``table_context`` in its language,
+    from the template compiled with that language's words."""
+    language = context["language"]
+    template = in_language(language).get_template("games/partials/table.html")
+    return mark_safe(template.render({**context, "_": words(language)}))
 
 
 @lru_cache(maxsize=64)

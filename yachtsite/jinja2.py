@@ -9,7 +9,7 @@ gettext, in whatever language is active, and ``makemessages`` reads the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
@@ -17,6 +17,8 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext
 from jinja2 import Environment, Undefined
+from jinja2.ext import Extension
+from jinja2.lexer import Token, TokenStream
 from markupsafe import Markup
 
 
@@ -81,6 +83,61 @@ class TableEnvironment(Environment):
             except KeyError:
                 pass
         return super().getattr(obj, attribute)
+
+
+class CompiledWords(Extension):
+    """Each ``_("…")`` of a template's source put in as its translation, in
+    the language of the environment compiling it (``in_language``).
+
+    ``_("Dice")`` is read as ``"Dados"|safe``: the same trusted words that
+    ``translate`` would return at render time, but now a constant, which
+    Jinja folds into the text around it. A ``|format`` after it still
+    escapes the values put in. Every render of the table had called ``_``
+    about a dozen times through Jinja's runtime and escaped each answer
+    again: a third of the template's time (measured on a whole game's
+    views). A ``_`` applied to anything but one string literal is left to
+    the render's ``_``; the source, which ``makemessages`` reads, is unchanged.
+    """
+
+    def filter_stream(self, stream: TokenStream) -> Iterator[Token]:
+        plain = catalog(self.environment.words_language)  # type: ignore[attr-defined]
+        window: list[Token] = []
+        before: Token | None = None
+        for token in stream:
+            window.append(token)
+            if len(window) < 4:
+                continue
+            name, opening, literal, closing = window
+            if (
+                name.type == "name"
+                and name.value == "_"
+                and opening.type == "lparen"
+                and literal.type == "string"
+                and closing.type == "rparen"
+                and (before is None or before.type != "dot")
+            ):
+                line = name.lineno
+                yield Token(line, "string", plain(literal.value))
+                yield Token(line, "pipe", "|")
+                yield Token(line, "name", "safe")
+                before, window = closing, []
+                continue
+            before = window.pop(0)
+            yield before
+        yield from window
+
+
+@cache
+def in_language(language: str | None) -> Environment:
+    """The table's environment with its words compiled in ``language``
+    (``CompiledWords``): an overlay of the configured one, with its own
+    compiled templates, so each language's are compiled once."""
+    from django.template import engines
+
+    base: Environment = engines["jinja2"].env  # type: ignore[attr-defined]
+    overlay = base.overlay(extensions=[CompiledWords])
+    overlay.words_language = language  # type: ignore[attr-defined]
+    return overlay
 
 
 def environment(**options: Any) -> Environment:
