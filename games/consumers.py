@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 # for load tests, whose scripted players act faster than people).
 RATE_BURST: int = settings.YACHT_SOCKET_MESSAGE_BURST
 RATE_PER_SECOND: float = settings.YACHT_SOCKET_MESSAGES_PER_SECOND
+MOVES_ON_LOOP: bool = settings.YACHT_MOVES_ON_LOOP
 # Daphne (through autobahn) refuses to send any close code but 1000 and
 # 3000-4999, and drops the reason text: the RFC 6455 codes 1008 (policy
 # violation), 1013 (try again later) and 1001 (going away) travel as 4008,
@@ -224,9 +225,13 @@ class GameConsumer(AsyncWebsocketConsumer):
         """Call the action's verb; answer the sender as its declaration says."""
         result: Any = None
         if declaration.verb is not None:
-            result = await dbthreads.run(
-                self.token, declaration.verb, token=self.token, guest_id=self.guest, **fields
-            )
+            call = {"token": self.token, "guest_id": self.guest, **fields}
+            if MOVES_ON_LOOP and declaration.verb in services.MOVES:
+                # Most moves are settled on the row this process remembers,
+                # here on the loop; the rest lock the row on the game's thread.
+                result = dbthreads.here(services.game_move_remembered, declaration.verb, **call)
+            if result is None:
+                result = await dbthreads.run(self.token, declaration.verb, **call)
         if declaration.answer == "table":
             await self.send_fresh_table(force=True)
         elif declaration.answer == "current":

@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools
 import random
 import secrets
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+from contextvars import ContextVar
 from datetime import timedelta
 
 from django.db import transaction
@@ -395,6 +396,8 @@ def game_act(
     moved = _act_on_remembered(token, guest_id, version, action, rng)
     if moved is not None:
         return moved
+    if _remembered_only.get():
+        raise _Unsettled
     with transaction.atomic():
         game = _locked(token)
         players, state = locked_game_seats(game)
@@ -405,6 +408,31 @@ def game_act(
         mine = any(seat.guest_id == guest_id for seat in timed_out)
         raise GameError("time_up" if mine else "stale_version")
     return game
+
+
+class _Unsettled(Exception):
+    """The move is not one the remembered row settles (``game_move_remembered``)."""
+
+
+_remembered_only: ContextVar[bool] = ContextVar("remembered_only", default=False)
+
+
+def game_move_remembered(verb: Callable[..., Game], /, **fields: object) -> Game | None:
+    """The move ``verb`` (``game_roll``, ``game_hold`` or ``game_score``)
+    with ``fields``, if it is settled on the row this process remembers
+    (``_act_on_remembered``): the game as it now is; else None, having
+    written nothing, for ``verb`` to be called again to lock the row and
+    decide (or name the refusal). It reads nothing from the database, and
+    its one write is the move itself."""
+    if verb not in MOVES:
+        raise ValueError(f"{verb.__name__} is not a move")
+    only = _remembered_only.set(True)
+    try:
+        return verb(**fields)
+    except _Unsettled:
+        return None
+    finally:
+        _remembered_only.reset(only)
 
 
 def _act_on_remembered(
@@ -769,6 +797,10 @@ def game_hold(*, token: str, guest_id: str, version: int, dice: Collection[int])
 def game_score(*, token: str, guest_id: str, version: int, category: str) -> Game:
     """Score the current dice in the box ``category``."""
     return game_act(token=token, guest_id=guest_id, version=version, action=rules.Score(category))
+
+
+# The verbs of a player's move on the table: each one ``game_act``.
+MOVES = frozenset({game_roll, game_hold, game_score})
 
 
 def game_chat(

@@ -253,3 +253,26 @@ def test_two_moves_on_one_remembered_version_at_once_apply_exactly_one():
         assert Move.objects.filter(game=game, version=version + 1).count() == 1
         assert Move.objects.filter(game=game, version__gt=version + 1).count() == 0
         assert stored.held == sorted(applied[0].held)
+
+
+def test_only_a_move_may_be_settled_on_the_remembered_row_and_an_unsettled_one_writes_nothing():
+    game = factories.lobby_game()
+    with pytest.raises(ValueError):
+        services.game_move_remembered(services.game_start, token=game.token, guest_id="ana")
+    game = services.game_start(token=game.token, guest_id="ana")
+    # What the start's commit leaves this process remembering.
+    committed_seats.remember(game, game_players(game), game_state(game, game_players(game)).cards)
+    # Out of turn on the remembered version: not settled there, nothing written.
+    moves = Move.objects.filter(game=game).count()
+    assert (
+        services.game_move_remembered(
+            services.game_roll, token=game.token, guest_id="bo", version=game.version
+        )
+        is None
+    )
+    # The player to move, on the version this process committed: settled.
+    moved = services.game_move_remembered(
+        services.game_roll, token=game.token, guest_id="ana", version=game.version
+    )
+    assert moved is not None and moved.version == game.version + 1
+    assert Move.objects.filter(game=game).count() == moves + 1

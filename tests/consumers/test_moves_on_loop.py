@@ -1,0 +1,123 @@
+"""A move on the row this process remembers, written on the sockets' loop.
+
+Where ``YACHT_MOVES_ON_LOOP`` is on (SQLite, in-process), a socket's roll,
+hold or score against the version this process committed is decided and
+written on the loop's own thread (``dbthreads.here``), without the hand-off
+to the game's thread; every other move, and any refusal, still goes there.
+"""
+
+import asyncio
+import threading
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.core.exceptions import SynchronousOnlyOperation
+
+from games import consumers, dbthreads, services
+from games.models import Game, Move
+from tests import factories
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+MOVE_VERBS = {verb.__name__ for verb in services.MOVES}
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """Each move's service call a socket makes: through ``here`` on the
+    loop's thread, or through ``run`` on a game's thread, with the thread it
+    ran on."""
+    seen: list[tuple[str, str, str]] = []
+    here, run = dbthreads.here, dbthreads.run
+
+    def spied_here(work, /, *args, **kwargs):
+        def recorded(*a, **k):
+            seen.append(("here", a[0].__name__, threading.current_thread().name))
+            return work(*a, **k)
+
+        return here(recorded, *args, **kwargs)
+
+    async def spied_run(token, work, /, *args, **kwargs):
+        def recorded(*a, **k):
+            if work.__name__ in MOVE_VERBS:
+                seen.append(("run", work.__name__, threading.current_thread().name))
+            return work(*a, **k)
+
+        return await run(token, recorded, *args, **kwargs)
+
+    monkeypatch.setattr(dbthreads, "here", spied_here)
+    monkeypatch.setattr(dbthreads, "run", spied_run)
+    monkeypatch.setattr(consumers, "MOVES_ON_LOOP", True)
+    return seen
+
+
+async def started(connect):
+    game = await sync_to_async(factories.lobby_game)()
+    await sync_to_async(services.game_start)(token=game.token, guest_id="ana")
+    ana = await connect(game.token, "ana")
+    bo = await connect(game.token, "bo")
+    version = (await ana.table())["version"]
+    await bo.table()
+    return game, ana, bo, version
+
+
+async def test_a_move_on_the_remembered_version_is_written_on_the_loop(connect, calls):
+    game, ana, bo, version = await started(connect)
+    loop_thread = threading.current_thread().name
+    calls.clear()
+    await ana.send({"action": "roll", "version": version, "hold": []})
+    rolled = await ana.table()
+    assert rolled["version"] == (await bo.table())["version"] == version + 1
+    await ana.send({"action": "hold", "version": version + 1, "dice": [0, 2]})
+    held = await ana.table()
+    assert (await bo.table())["version"] == version + 2
+    assert held["state"]["held"] == [0, 2]
+    # Both moves were settled on the loop's thread, and none went to a game's thread.
+    assert calls == [
+        ("here", "game_roll", loop_thread),
+        ("here", "game_hold", loop_thread),
+    ]
+    moves = await sync_to_async(list)(
+        Move.objects.filter(game=game).order_by("version").values_list("kind", "version")
+    )
+    assert moves[-2:] == [("roll", version + 1), ("hold", version + 2)]
+    # Django's guard against blocking the loop is back once the move is done.
+    assert asyncio.get_running_loop() is not None
+    with pytest.raises(SynchronousOnlyOperation):
+        Game.objects.count()
+
+
+async def test_a_move_the_remembered_row_does_not_settle_goes_to_the_games_thread(connect, calls):
+    game, ana, bo, version = await started(connect)
+    await ana.send({"action": "roll", "version": version, "hold": []})
+    await ana.table()
+    await bo.table()
+    calls.clear()
+    # A second click on the version already played: refused, named by the locked path.
+    await ana.send({"action": "roll", "version": version, "hold": []})
+    assert (await ana.error())["code"] == "stale_version"
+    assert (await ana.table())["version"] == version + 1
+    # Out of turn: refused the same way, with nothing written.
+    await bo.send({"action": "roll", "version": version + 1, "hold": []})
+    assert (await bo.error())["code"] == "not_your_turn"
+    # Each was tried on the remembered row first, then decided on the game's thread.
+    assert [(how, verb) for how, verb, _ in calls] == [
+        ("here", "game_roll"),
+        ("run", "game_roll"),
+        ("here", "game_roll"),
+        ("run", "game_roll"),
+    ]
+    assert all(thread.startswith("game-db-") for how, _, thread in calls if how == "run")
+    game_now = await sync_to_async(Game.objects.get)(pk=game.pk)
+    assert game_now.version == version + 1
+
+
+async def test_without_the_setting_every_move_goes_to_the_games_thread(connect, calls, monkeypatch):
+    monkeypatch.setattr(consumers, "MOVES_ON_LOOP", False)
+    _game, ana, bo, version = await started(connect)
+    calls.clear()
+    await ana.send({"action": "roll", "version": version, "hold": []})
+    await ana.table()
+    await bo.table()
+    assert [(how, verb) for how, verb, _ in calls] == [("run", "game_roll")]
