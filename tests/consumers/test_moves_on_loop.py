@@ -52,6 +52,11 @@ def calls(monkeypatch):
     return seen
 
 
+@sync_to_async
+def logged_moves(game: Game) -> list[tuple[str, int]]:
+    return list(Move.objects.filter(game=game).order_by("version").values_list("kind", "version"))
+
+
 async def started(connect):
     game = await sync_to_async(factories.lobby_game)()
     await sync_to_async(services.game_start)(token=game.token, guest_id="ana")
@@ -78,9 +83,7 @@ async def test_a_move_on_the_remembered_version_is_written_on_the_loop(connect, 
         ("here", "game_roll", loop_thread),
         ("here", "game_hold", loop_thread),
     ]
-    moves = await sync_to_async(list)(
-        Move.objects.filter(game=game).order_by("version").values_list("kind", "version")
-    )
+    moves = await logged_moves(game)
     assert moves[-2:] == [("roll", version + 1), ("hold", version + 2)]
     # Django's guard against blocking the loop is back once the move is done.
     assert asyncio.get_running_loop() is not None
