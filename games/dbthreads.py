@@ -24,6 +24,9 @@ out) and the connection's set-up, on every move. A connection is given
 back when a call leaves it unusable (an error, a transaction left open) or
 when it has lain idle for ``IDLE_SECONDS``, so the pool checks it again
 before a game uses it after a quiet spell.
+
+Where the database is in-process (SQLite), the commonest move is cheaper
+done on the loop's own thread than handed over: ``here``.
 """
 
 from __future__ import annotations
