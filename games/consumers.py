@@ -23,7 +23,7 @@ from django.db import DatabaseError
 from django.utils import translation
 from redis.exceptions import RedisError
 
-from games import botplay, dbthreads, limits, services, turnclock, viewcache
+from games import botplay, dbthreads, limits, loopmoves, services, turnclock, viewcache
 from games.actions import BadMessage, Declaration, parse
 from games.broadcast import group_name
 from games.guests import guest_id_of
@@ -230,7 +230,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             if MOVES_ON_LOOP and declaration.verb in services.MOVES:
                 # Most moves are settled on the row this process remembers,
                 # here on the loop; the rest lock the row on the game's thread.
-                result = dbthreads.here(services.game_move_remembered, declaration.verb, **call)
+                result = await loopmoves.settle(declaration.verb, **call)
             if result is None:
                 result = await dbthreads.run(self.token, declaration.verb, **call)
         if declaration.answer == "table":

@@ -24,7 +24,9 @@ process remembers, without the lock read, relies on it (see
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,11 +121,49 @@ def _insert_params(connection: BaseDatabaseWrapper, row: Model) -> list[Any]:
     return [f.get_db_prep_save(f.pre_save(row, True), connection) for f in _inserted(type(row))]
 
 
+@dataclass
+class Held:
+    """A move decided but not yet written (``holding``): PostgreSQL's one
+    statement and its parameters, and what must follow its commit."""
+
+    game: Game | None = None
+    sql: str = ""
+    params: list[Any] = dataclasses.field(default_factory=list)
+    after: list[Callable[[], Any]] = dataclasses.field(default_factory=list)
+
+
+_holding: ContextVar[Held | None] = ContextVar("holding", default=None)
+
+
+@contextlib.contextmanager
+def holding(held: Held) -> Iterator[Held]:
+    """Decide a move without writing it: its statement and the callbacks of
+    its commit (``on_commit``) are kept in ``held`` instead, for the caller
+    to run the statement itself (``games.loopmoves``). PostgreSQL only,
+    whose move is one statement that commits on its own."""
+    token = _holding.set(held)
+    try:
+        yield held
+    finally:
+        _holding.reset(token)
+
+
+def on_commit(callback: Callable[[], Any]) -> None:
+    """``callback`` once the move is committed: ``transaction.on_commit``,
+    or after the held statement (``holding``)."""
+    held = _holding.get()
+    if held is not None:
+        held.after.append(callback)
+    else:
+        transaction.on_commit(callback)
+
+
 def write(game: Game, fields: Sequence[str], logged: LoggedMove) -> None:
     """Save ``fields`` of ``game``, whose version the move has just moved on
     by one, and insert ``logged``'s rows, if the stored row is still at the
     version before; else ``Stale``, having written nothing. Inside the
-    caller's transaction, or (PostgreSQL's one statement) as one of its own."""
+    caller's transaction, or (PostgreSQL's one statement) as one of its own;
+    under ``holding``, the statement is kept instead of run."""
     connection = connections[router.db_for_write(Game)]
     rows: list[Model] = [logged.move] if logged.score is None else [logged.move, logged.score]
     names = tuple(dict.fromkeys(fields))
@@ -134,6 +174,14 @@ def write(game: Game, fields: Sequence[str], logged: LoggedMove) -> None:
     update_params += [game.pk, game.version - 1]
     inserts = [_insert_params(connection, row) for row in rows]
     statements = _statements(connection, names, logged.score is not None)
+    held = _holding.get()
+    if held is not None:
+        if len(statements) != 1:
+            raise RuntimeError("only a move that is one statement can be held")
+        held.game = game
+        held.sql = statements[0]
+        held.params = update_params + [p for params in inserts for p in params]
+        return
     with connection.cursor() as cursor:
         if len(statements) == 1:
             cursor.execute(statements[0], update_params + [p for params in inserts for p in params])

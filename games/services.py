@@ -103,10 +103,8 @@ def _commit(
     snap = snapshot(game, players, state, last)
     if state is not None:
         # The next move of this game here starts from this row, these seats and cards.
-        transaction.on_commit(
-            functools.partial(committed_seats.remember, game, players, state.cards)
-        )
-    transaction.on_commit(functools.partial(live.committed, snap))
+        movelog.on_commit(functools.partial(committed_seats.remember, game, players, state.cards))
+    movelog.on_commit(functools.partial(live.committed, snap))
 
 
 def game_create(

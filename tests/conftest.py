@@ -72,10 +72,11 @@ def close_helper_connections() -> Iterator[None]:
     from asgiref.sync import SyncToAsync
     from django.db import connections
 
-    from games import dbthreads
+    from games import dbthreads, loopmoves
 
     yield
     dbthreads.close_connections()
+    loopmoves.connections_here.close_all()
     SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=30)
 
 

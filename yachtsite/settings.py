@@ -152,14 +152,11 @@ YACHT_DB_THREADS = env.int(
     default=1 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3" else 4,
 )
 
-# A player's move on the row this process remembers is written on the
-# sockets' loop itself, not handed to a game's thread (dbthreads.here), where
-# the database is in-process: on SQLite the move's statements cost less than
-# the hand-off. PostgreSQL's round trip would hold up every socket.
-YACHT_MOVES_ON_LOOP = env.bool(
-    "YACHT_MOVES_ON_LOOP",
-    default=DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3",
-)
+# A player's move on the row this process remembers is settled on the
+# sockets' loop, not handed to a game's thread and back, which cost more
+# CPU than the move (games/loopmoves.py): SQLite's statements run there as
+# they are, PostgreSQL's one statement through psycopg's asynchronous driver.
+YACHT_MOVES_ON_LOOP = env.bool("YACHT_MOVES_ON_LOOP", default=True)
 
 REDIS_URL = env.str("REDIS_URL", default="")
 # Options of every Redis client the server makes (the channel layer's pool,

@@ -1,17 +1,20 @@
-"""A move on the row this process remembers, written on the sockets' loop.
+"""A move on the row this process remembers, settled on the sockets' loop.
 
-Where ``YACHT_MOVES_ON_LOOP`` is on (SQLite, in-process), a socket's roll,
-hold or score against the version this process committed is decided and
-written on the loop's own thread (``dbthreads.here``), without the hand-off
-to the game's thread; every other move, and any refusal, still goes there.
+Where ``YACHT_MOVES_ON_LOOP`` is on (the default), a socket's roll, hold or
+score against the version this process committed is decided and written on
+the loop (``games.loopmoves``: SQLite's statements as they are, PostgreSQL's
+through its asynchronous driver), without the hand-off to the game's
+thread; every other move, and any refusal, still goes there.
 """
 
 import asyncio
 import threading
 
+import psycopg
 import pytest
 from asgiref.sync import sync_to_async
 from django.core.exceptions import SynchronousOnlyOperation
+from django.db import connection
 
 from games import consumers, dbthreads, services
 from games.models import Game, Move
@@ -25,18 +28,15 @@ MOVE_VERBS = {verb.__name__ for verb in services.MOVES}
 
 @pytest.fixture
 def calls(monkeypatch):
-    """Each move's service call a socket makes: through ``here`` on the
-    loop's thread, or through ``run`` on a game's thread, with the thread it
+    """Each move's service call a socket makes: tried on the remembered row
+    (on the loop's thread), or handed to a game's thread, with the thread it
     ran on."""
     seen: list[tuple[str, str, str]] = []
-    here, run = dbthreads.here, dbthreads.run
+    remembered, run = services.game_move_remembered, dbthreads.run
 
-    def spied_here(work, /, *args, **kwargs):
-        def recorded(*a, **k):
-            seen.append(("here", a[0].__name__, threading.current_thread().name))
-            return work(*a, **k)
-
-        return here(recorded, *args, **kwargs)
+    def spied_remembered(verb, /, **fields):
+        seen.append(("loop", verb.__name__, threading.current_thread().name))
+        return remembered(verb, **fields)
 
     async def spied_run(token, work, /, *args, **kwargs):
         def recorded(*a, **k):
@@ -46,7 +46,7 @@ def calls(monkeypatch):
 
         return await run(token, recorded, *args, **kwargs)
 
-    monkeypatch.setattr(dbthreads, "here", spied_here)
+    monkeypatch.setattr(services, "game_move_remembered", spied_remembered)
     monkeypatch.setattr(dbthreads, "run", spied_run)
     monkeypatch.setattr(consumers, "MOVES_ON_LOOP", True)
     return seen
@@ -80,8 +80,8 @@ async def test_a_move_on_the_remembered_version_is_written_on_the_loop(connect, 
     assert held["state"]["held"] == [0, 2]
     # Both moves were settled on the loop's thread, and none went to a game's thread.
     assert calls == [
-        ("here", "game_roll", loop_thread),
-        ("here", "game_hold", loop_thread),
+        ("loop", "game_roll", loop_thread),
+        ("loop", "game_hold", loop_thread),
     ]
     moves = await logged_moves(game)
     assert moves[-2:] == [("roll", version + 1), ("hold", version + 2)]
@@ -106,9 +106,9 @@ async def test_a_move_the_remembered_row_does_not_settle_goes_to_the_games_threa
     assert (await bo.error())["code"] == "not_your_turn"
     # Each was tried on the remembered row first, then decided on the game's thread.
     assert [(how, verb) for how, verb, _ in calls] == [
-        ("here", "game_roll"),
+        ("loop", "game_roll"),
         ("run", "game_roll"),
-        ("here", "game_roll"),
+        ("loop", "game_roll"),
         ("run", "game_roll"),
     ]
     assert all(thread.startswith("game-db-") for how, _, thread in calls if how == "run")
@@ -124,3 +124,54 @@ async def test_without_the_setting_every_move_goes_to_the_games_thread(connect, 
     await ana.table()
     await bo.table()
     assert [(how, verb) for how, verb, _ in calls] == [("run", "game_roll")]
+
+
+def postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+@pytest.mark.skipif("not postgres()", reason="PostgreSQL's asynchronous write")
+async def test_a_failed_write_on_the_loop_is_unavailable_and_the_next_move_goes_through(
+    connect, calls, monkeypatch
+):
+    game, ana, bo, version = await started(connect)
+    execute = psycopg.AsyncConnection.execute
+
+    async def lost(self, *args, **kwargs):
+        raise psycopg.OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(psycopg.AsyncConnection, "execute", lost)
+    await ana.send({"action": "roll", "version": version, "hold": []})
+    assert (await ana.error())["code"] == "unavailable"
+    assert (await logged_moves(game))[-1][1] == version
+    assert await bo.nothing_new()
+    # The database is back: the same move goes through, on a fresh connection.
+    monkeypatch.setattr(psycopg.AsyncConnection, "execute", execute)
+    await ana.send({"action": "roll", "version": version, "hold": []})
+    assert (await ana.table())["version"] == (await bo.table())["version"] == version + 1
+    assert [(how, verb) for how, verb, _ in calls][-2:] == [("loop", "game_roll")] * 2
+
+
+async def test_two_tabs_moving_on_one_version_at_once_apply_one_move(connect, calls):
+    game, ana, _bo, version = await started(connect)
+    tab = await connect(game.token, "ana")
+    await tab.table()
+    # Both tabs of the same seat roll on the same version in the same instant:
+    # both are tried on the remembered row, and the write's version check (or,
+    # on SQLite, the loop taking them one at a time) lets one through; the
+    # other is refused on the game's thread.
+    await asyncio.gather(
+        ana.send({"action": "roll", "version": version, "hold": []}),
+        tab.send({"action": "roll", "version": version, "hold": []}),
+    )
+    errors = []
+    for client in (ana, tab):
+        while True:
+            message = await client.receive()
+            if message["type"] == "error":
+                errors.append(message["code"])
+            elif message["version"] == version + 1:
+                break
+    assert errors == ["stale_version"]
+    assert [kind for kind, at in await logged_moves(game) if at > version] == ["roll"]
+    assert sorted(how for how, _, _ in calls) == ["loop", "loop", "run"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import psycopg
 import pytest
 from asgiref.sync import sync_to_async
 from django.db import OperationalError, connection
@@ -43,11 +44,21 @@ def fail_when_the_version_is_bumped(monkeypatch: pytest.MonkeyPatch) -> list[boo
     commits. Inside a transaction that is just after the update has run:
     what it wrote (the Move and ScoreEntry rows too, in the same statement on
     PostgreSQL) is never committed. PostgreSQL's move on a remembered
-    version is one statement outside a transaction, its own commit: there
-    the connection dies before the statement runs."""
+    version is one statement outside a transaction, its own commit, sent by
+    the sockets' loop through the asynchronous driver (games.loopmoves):
+    there the connection dies before the statement runs."""
     write = movelog.write
+    execute = psycopg.AsyncConnection.execute
 
     in_transaction: list[bool] = []
+
+    async def dies_before(self: Any, sql: Any, *args: Any, **kwargs: Any) -> Any:
+        if 'UPDATE "games_game"' not in str(sql):
+            return await execute(self, sql, *args, **kwargs)
+        in_transaction.append(False)
+        raise psycopg.OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(psycopg.AsyncConnection, "execute", dies_before)
 
     def dies_after(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
         if 'UPDATE "games_game"' not in sql:
