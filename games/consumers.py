@@ -113,9 +113,9 @@ class GameConsumer(AsyncWebsocketConsumer):
         message and every push of every socket: each waited out whatever
         page was rendering there, and cost about a twentieth of the
         process's time in a move. This consumer touches the database on
-        the event loop only through ``dbthreads.here`` (a move on SQLite's
-        remembered row), and ``dbthreads.run`` looks after the connections
-        of its own threads."""
+        the event loop only to settle a move on the remembered row
+        (``games.loopmoves``), and ``dbthreads.run`` looks after the
+        connections of its own threads."""
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")

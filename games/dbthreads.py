@@ -25,8 +25,9 @@ back when a call leaves it unusable (an error, a transaction left open) or
 when it has lain idle for ``IDLE_SECONDS``, so the pool checks it again
 before a game uses it after a quiet spell.
 
-Where the database is in-process (SQLite), the commonest move is cheaper
-done on the loop's own thread than handed over: ``here``.
+The commonest move, on the row this process remembers, is cheaper settled
+on the loop than handed over (``games.loopmoves``); on SQLite it runs there
+through ``here``.
 """
 
 from __future__ import annotations
@@ -125,7 +126,8 @@ def here(work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     WAL mode), a move on the remembered row is a few statements of tens of
     microseconds, where the hand-off (the thread woken, the loop woken, the
     GIL passed back and forth at each statement) cost about a millisecond
-    of CPU a move under load (bench.live_play, the two ways alternating).
+    of CPU a move under load (bench.live_play, the two ways alternating;
+    ``games.loopmoves``).
     Django refuses database calls on a thread that runs an event loop,
     since they would block it: the caller vouches that this one is short,
     and the guard is lifted for it alone. A connection the call left
