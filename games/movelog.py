@@ -126,7 +126,6 @@ class Held:
     """A move decided but not yet written (``holding``): PostgreSQL's one
     statement and its parameters, and what must follow its commit."""
 
-    game: Game | None = None
     sql: str = ""
     params: list[Any] = dataclasses.field(default_factory=list)
     after: list[Callable[[], Any]] = dataclasses.field(default_factory=list)
@@ -178,7 +177,6 @@ def write(game: Game, fields: Sequence[str], logged: LoggedMove) -> None:
     if held is not None:
         if len(statements) != 1:
             raise RuntimeError("only a move that is one statement can be held")
-        held.game = game
         held.sql = statements[0]
         held.params = update_params + [p for params in inserts for p in params]
         return
