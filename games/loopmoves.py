@@ -64,8 +64,8 @@ _writing: set[asyncio.Task[bool]] = set()
 
 def _written(task: asyncio.Task[bool]) -> None:
     _writing.discard(task)
-    # A failure reaches the socket that asked, which answers "unavailable"
-    # and logs it; one whose socket had gone is counted for /health/.
+    # Counted for /health/. The socket that asked, if still there, answers
+    # "unavailable" and logs the failure itself.
     if not task.cancelled() and task.exception() is not None:
         live.counts["move_writes_failed"] += 1
 
@@ -131,6 +131,7 @@ class LoopConnections:
         """Close every connection at once, from any thread, whatever loop it
         belonged to (tests: a test database with connections left open
         cannot be dropped, and each test's loop is gone by then)."""
+        self._opening.clear()
         while self._open:
             _key, connection = self._open.popitem()
             connection.pgconn.finish()
@@ -138,11 +139,13 @@ class LoopConnections:
 
 def _connection_params() -> dict[str, Any]:
     """The project's database settings as psycopg's connect takes them:
-    Django's own (adapters, prepared statements), less the cursor class of
-    its synchronous connections (the asynchronous default binds server-side
-    too)."""
+    Django's own (adapters, prepared statements), with the asynchronous
+    twin of its cursor class: values bound server-side, or quoted by the
+    client where ``YACHT_DB_SERVER_SIDE_BINDING=0`` asked for that."""
     params = connections[router.db_for_write(Game)].get_connection_params()
-    params.pop("cursor_factory", None)
+    synchronous = params.pop("cursor_factory", None)
+    if synchronous is not None and issubclass(synchronous, psycopg.ClientCursor):
+        params["cursor_factory"] = psycopg.AsyncClientCursor
     return params
 
 

@@ -86,7 +86,6 @@ async def test_a_move_on_the_remembered_version_is_written_on_the_loop(connect, 
     moves = await logged_moves(game)
     assert moves[-2:] == [("roll", version + 1), ("hold", version + 2)]
     # Django's guard against blocking the loop is back once the move is done.
-    assert asyncio.get_running_loop() is not None
     with pytest.raises(SynchronousOnlyOperation):
         Game.objects.count()
 
@@ -175,3 +174,42 @@ async def test_two_tabs_moving_on_one_version_at_once_apply_one_move(connect, ca
     assert errors == ["stale_version"]
     assert [kind for kind, at in await logged_moves(game) if at > version] == ["roll"]
     assert sorted(how for how, _, _ in calls) == ["loop", "loop", "run"]
+
+
+@pytest.mark.skipif("not postgres()", reason="PostgreSQL's asynchronous write")
+async def test_a_retry_after_a_lost_answer_is_refused_with_the_table_it_missed(
+    connect, calls, monkeypatch
+):
+    """docs/protocol.md: after "unavailable" the same action may be sent again.
+    Here the write commits but its answer is lost on the way back: the retry
+    meets the move already made, is refused, and the current table follows."""
+    game, ana, _bo, version = await started(connect)
+    execute = psycopg.AsyncConnection.execute
+
+    async def answer_lost(self, *args, **kwargs):
+        await execute(self, *args, **kwargs)
+        raise psycopg.OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(psycopg.AsyncConnection, "execute", answer_lost)
+    await ana.send({"action": "roll", "version": version, "hold": []})
+    assert (await ana.error())["code"] == "unavailable"
+    monkeypatch.setattr(psycopg.AsyncConnection, "execute", execute)
+    assert (await logged_moves(game))[-1] == ("roll", version + 1)
+    await ana.send({"action": "roll", "version": version, "hold": []})
+    assert (await ana.error())["code"] == "stale_version"
+    assert (await ana.table())["version"] == version + 1
+    assert (await logged_moves(game))[-1] == ("roll", version + 1)
+
+
+@pytest.mark.skipif("not postgres()", reason="PostgreSQL's connection settings")
+async def test_the_loops_connections_bind_values_as_the_settings_ask():
+    from games.loopmoves import _connection_params
+
+    options = connection.settings_dict["OPTIONS"]
+    assert "cursor_factory" not in _connection_params()  # server-side: psycopg's default
+    client_side = {k: v for k, v in options.items() if k != "server_side_binding"}
+    connection.settings_dict["OPTIONS"] = client_side
+    try:
+        assert _connection_params()["cursor_factory"] is psycopg.AsyncClientCursor
+    finally:
+        connection.settings_dict["OPTIONS"] = options
