@@ -158,3 +158,33 @@ def test_a_failing_after_commit_listener_neither_escapes_nor_stops_the_next(monk
     monkeypatch.setattr(live, "after_commit", [broken, lambda snap: heard.append(snap["version"])])
     live.committed(snap(3))  # must not raise: the action is already committed
     assert heard == [3]
+
+
+def test_settling_forgets_work_stranded_on_a_loop_that_closed():
+    # A push handed to a test's loop as it shut down, still waiting on Redis
+    # when that loop closed: it can never finish, and nothing may wait for it.
+    async def waiting_forever() -> None:
+        await asyncio.get_running_loop().create_future()
+
+    async def strand() -> asyncio.Task[Any]:
+        task = live.spawn(waiting_forever(), what="push")
+        await asyncio.sleep(0)  # started, then left waiting
+        return task
+
+    gone = asyncio.new_event_loop()
+    stranded = gone.run_until_complete(strand())
+    gone.close()
+    assert not stranded.done()
+
+    finished: list[str] = []
+
+    async def later_test() -> None:
+        async def push() -> None:
+            finished.append("push")
+
+        live.spawn(push(), what="push")
+        await asyncio.wait_for(live.settle(), timeout=5)
+
+    asyncio.run(later_test())
+    assert finished == ["push"]
+    assert stranded not in live._tasks
