@@ -321,13 +321,31 @@ async def run_step(
         await asyncio.sleep(lead)
         first = probe()
     print(f"  window open for {seconds:g} s", file=sys.stderr, flush=True)
+    last = await landed(logs, window["end"], probe)
     await asyncio.wait_for(
         asyncio.gather(*runners), timeout=window["end"] - time.perf_counter() + GRACE_SECONDS + 120
     )
     if setup_failures:
         failed = GameLog(seats=2, errors=setup_failures)
         logs.append(failed)
-    return logs, window["start"], window["end"], first, probe()
+    return logs, window["start"], window["end"], first, last
+
+
+async def landed(
+    logs: list[GameLog], end: float, probe: Callable[[], dict[str, Any]]
+) -> dict[str, Any]:
+    """``probe()`` read once every action sent in the window has its push on
+    every socket of its game (or the grace period is over).
+
+    Read then, not once every game has wound down: games that end together
+    near the window's close start new ones, whose setups and idle sockets
+    are no part of the window's actions. Read after them, one run charged
+    the setups of 50 games and a minute of waiting to 2,500 actions."""
+    await asyncio.sleep(max(0.0, end - time.perf_counter()))
+    deadline = time.perf_counter() + GRACE_SECONDS
+    while any(log.missing(end) for log in logs) and time.perf_counter() < deadline:
+        await asyncio.sleep(0.02)
+    return probe()
 
 
 def measure(
