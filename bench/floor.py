@@ -14,9 +14,9 @@ import json
 import os
 from typing import Any
 
-from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from games.consumers import WithoutConnectionUpkeep
 from games.rules import get_ruleset
 
 CATEGORIES = list(get_ruleset("yacht").category_keys)
@@ -55,7 +55,11 @@ def floor_message(version: int, size: int) -> str:
     return json.dumps(message)
 
 
-class FloorConsumer(AsyncWebsocketConsumer):
+# Dispatched as the product's socket is: without channels' hop to a thread
+# before each message and push (database upkeep, not transport). With that
+# hop the floor spent about a fifth of its CPU on it, and every ratio to it
+# looked better than it was.
+class FloorConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
     size = int(os.environ.get("FLOOR_MESSAGE_CHARS", "4000"))
 
     async def connect(self) -> None:
@@ -63,18 +67,6 @@ class FloorConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         await self.send(text_data=floor_message(LOBBY_VERSION, self.size))
-
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        # Without channels' close_old_connections() before each message and
-        # push: a hop to a thread and back that is database upkeep, not
-        # transport, and that the product's consumer does not make either
-        # (games.consumers.GameConsumer.dispatch). With it, the floor spent
-        # about a fifth of its CPU on those hops, and every ratio to it
-        # looked better than it was.
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
 
     async def disconnect(self, code: int) -> None:
         await self.channel_layer.group_discard(self.group, self.channel_name)

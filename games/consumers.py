@@ -78,7 +78,26 @@ class TokenBucket:
         return True
 
 
-class GameConsumer(AsyncWebsocketConsumer):
+class WithoutConnectionUpkeep:
+    """Hands each message to its handler as channels does, but without
+    channels' ``close_old_connections()`` first. That call is a hop to the
+    one thread the process shares for page views, made before every message
+    and every push of every socket: each waited out whatever page was
+    rendering there, and cost about a twentieth of the process's time in a
+    move. The game's socket touches the database on the event loop only to
+    settle a move on the remembered row (``games.loopmoves``), and
+    ``dbthreads.run`` looks after the connections of its own threads. The
+    benchmark's floor (bench/floor.py) dispatches the same way, so that it
+    carries no cost the product does not."""
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+
+class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
     token: str
     group: str
     guest: str
@@ -105,21 +124,6 @@ class GameConsumer(AsyncWebsocketConsumer):
             log.warning("database unavailable on connect to game %s", self.token, exc_info=True)
             await self.send_error("unavailable", resync=False)
             await self.close(code=CLOSE_TRY_AGAIN_LATER)
-
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        """Hand ``message`` to its handler, as channels does, but without
-        channels' ``close_old_connections()`` first. That call is a hop to
-        the one thread the process shares for page views, made before every
-        message and every push of every socket: each waited out whatever
-        page was rendering there, and cost about a twentieth of the
-        process's time in a move. This consumer touches the database on
-        the event loop only to settle a move on the remembered row
-        (``games.loopmoves``), and ``dbthreads.run`` looks after the
-        connections of its own threads."""
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
 
     async def _open(self) -> None:
         if not await limits.connect_allowed(address=self.address):
