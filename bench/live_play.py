@@ -22,7 +22,11 @@ benchmark database's PostgreSQL backends, of the whole Redis server and of the
 load generator beside it, and the share of the machine's CPU time a
 virtual machine's host took for others meanwhile (steal); errors, lost
 pushes (version gaps) and timeouts (a push still missing 30 s after the
-window, or a socket silent 60 s mid-game), counted, never dropped.
+window, or a socket silent 60 s mid-game), counted, never dropped. A closed
+loop's games are short (a roll and a score a turn), so the games its slots
+set up again inside the window weigh on its CPU per action: each step also
+costs one set-up (from the N set-ups made before the window) and gives daphne's
+CPU per move with the window's set-ups taken out.
 
 Then, human-paced and open loop: for each N of a ramp (100, 200, 300, 400,
 500, 600, 800 and 1,000 games by default), the same two-player games with
@@ -192,6 +196,12 @@ class Step:
     # Share of the machine's CPU time the host took for others (virtual machines).
     steal_pct: float = 0.0
     mean_push_chars: float = 0.0
+    # Games set up (created and joined over HTTP, two sockets opened) while
+    # the window was measured, and daphne's CPU for one set-up, measured on
+    # the N set-ups before the window opens: what a move costs without them.
+    setups_in_window: int = 0
+    setup_ms: float = 0.0
+    daphne_ms_per_move: float = 0.0
     error_codes: dict[str, int] = field(default_factory=dict)
 
 
@@ -232,10 +242,11 @@ async def run_step(
     probe: Callable[[], dict[str, Any]],
     think: tuple[float, float] | None = None,
     warmup: float = 0.0,
-) -> tuple[list[GameLog], float, float, dict[str, Any], dict[str, Any]]:
+) -> tuple[list[GameLog], float, float, dict[str, Any], dict[str, Any], dict[str, Any]]:
     """Play ``games`` games at once for ``seconds``; return every game's log,
-    the measuring window, and ``probe()`` read as it opens and once every
-    push of it has landed.
+    the measuring window, ``probe()`` read as it opens and once every push
+    of it has landed, and the games' set-ups: daphne's CPU seconds for each
+    one before the window (``cpu``) and when each one in it began (``at``).
 
     With a ``warmup``, the games start spread over that many seconds and
     the window opens once every one of them is under way (``think[1]``
@@ -248,6 +259,7 @@ async def run_step(
     setup_failures: list[str] = []
     ready = 0
     all_ready = asyncio.Event()
+    setups_at: list[float] = []
 
     async def setup() -> list[Any] | None:
         """A new game's two open sockets, or None (counted) if the server
@@ -306,11 +318,19 @@ async def run_step(
                 return
             # A finished game: its players start another, as browsers would
             # (the setup is part of the load, inside the window).
+            setups_at.append(time.perf_counter())
             sockets = await setup()
 
     window["end"] = float("inf")
+    # One game set up and left first, so the set-ups costed below are warm
+    # ones (templates compiled, connections open), as in the window.
+    warm = await setup()
+    for ws in warm or []:
+        await ws.close()
+    unready = probe()
     runners = [asyncio.ensure_future(slot()) for _ in range(games)]
     await asyncio.wait_for(all_ready.wait(), timeout=180)
+    setups = {"cpu": (probe()["daphne"] - unready["daphne"]) / games, "at": setups_at}
     lead = warmup + (think[1] if think else 0.0) if warmup else 0.0
     window["start"] = time.perf_counter() + lead
     window["end"] = window["start"] + seconds
@@ -328,7 +348,7 @@ async def run_step(
     if setup_failures:
         failed = GameLog(seats=2, errors=setup_failures)
         logs.append(failed)
-    return logs, window["start"], window["end"], first, last
+    return logs, window["start"], window["end"], first, last, setups
 
 
 async def landed(
@@ -398,7 +418,7 @@ def measure(
         loop = asyncio.new_event_loop()
         # Setting up 200 games is a few thousand HTTP requests: more threads.
         loop.set_default_executor(ThreadPoolExecutor(max_workers=16))
-        logs, start, end, before, after = loop.run_until_complete(
+        logs, start, end, before, after, setups = loop.run_until_complete(
             run_step(urls, server, games, seconds, probe, think, warmup)
         )
         loop.close()
@@ -449,9 +469,13 @@ def measure(
     step.loadgen_cores = (after["loadgen"] - before["loadgen"]) / wall
     stolen = after["machine"][0] - before["machine"][0]
     step.steal_pct = 100 * stolen / max(1, after["machine"][1] - before["machine"][1])
+    step.setups_in_window = sum(1 for t in setups["at"] if before["t"] <= t <= after["t"])
+    step.setup_ms = setups["cpu"] * 1000
     if step.actions:
         step.daphne_ms_per_action = step.daphne_cores * wall * 1000 / step.actions
         step.postgres_ms_per_action = step.postgres_cores * wall * 1000 / step.actions
+        moves_ms = step.daphne_cores * wall * 1000 - step.setups_in_window * step.setup_ms
+        step.daphne_ms_per_move = moves_ms / step.actions
     step.daphne_peak_rss_mb = peak_kb / 1024
     pushes = sum(log.pushes for log in logs)
     step.mean_push_chars = sum(log.push_chars for log in logs) / pushes if pushes else 0.0
@@ -685,6 +709,26 @@ def report(steps: list[Step]) -> None:
         )
         if s.error_codes:
             print(f"    error codes: {s.error_codes}")
+    closed = [s for s in steps if s.server in ("yacht", "floor")]
+    if closed:
+        print(
+            "\ndaphne CPU per move, the games' set-ups aside (a set-up: the game created and "
+            "joined over HTTP,\nits two sockets opened; costed on the N set-ups before the "
+            "window): set-ups in the window, ms each,\nms per action as above, ms per move, "
+            "and that ratio to the floor's"
+        )
+        for s in closed:
+            floor = floors.get((s.profile, s.games))
+            ratio = (
+                fmt_ratio(s.daphne_ms_per_move, floor.daphne_ms_per_move)
+                if s.server == "yacht" and floor is not None
+                else ""
+            )
+            print(
+                f"{s.profile:15} {s.server:6} N={s.games:<4} {s.setups_in_window:>5} set-ups "
+                f"{s.setup_ms:>6.2f} ms each  {s.daphne_ms_per_action:>5.2f} ms/act  "
+                f"{s.daphne_ms_per_move:>5.2f} ms/move  {ratio}"
+            )
     paced = [s for s in steps if s.server == "human"]
     if paced:
         print(
