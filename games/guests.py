@@ -28,5 +28,11 @@ def took_a_seat(request: HttpRequest) -> None:
     A key known before (planted in the browser by someone else, or seen on a
     shared machine) must not come to own the seat: the guest id moves over
     to the new key and the old one stops working.
+
+    A session that has no key yet (a browser's first seat) has none to give
+    up: the response's save creates it with a fresh key, once. Cycling it
+    too wrote it twice (an insert, then an update of the same row).
     """
+    if request.session.session_key is None:
+        return
     request.session.cycle_key()

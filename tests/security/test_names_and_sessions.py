@@ -14,7 +14,9 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import translation
 from django.utils.html import escape
 
@@ -131,6 +133,22 @@ def test_taking_a_seat_by_creating_a_game_gives_the_session_a_new_id():
     assert Game.objects.count() == 1
     assert client.cookies[settings.SESSION_COOKIE_NAME].value != known
     assert not Session.objects.filter(session_key=known).exists()
+
+
+@pytest.mark.django_db
+def test_a_first_seat_writes_the_new_session_once():
+    client = Client()
+    with CaptureQueriesContext(connection) as queries:
+        client.post("/en/", {"name": "Ana", "seats": 2, "ruleset": "yacht"})
+    writes = [
+        q["sql"]
+        for q in queries.captured_queries
+        if "django_session" in q["sql"] and q["sql"].startswith(("INSERT", "UPDATE", "DELETE"))
+    ]
+    assert [sql.split()[0] for sql in writes] == ["INSERT"]
+    key = client.cookies[settings.SESSION_COOKIE_NAME].value
+    seat = Player.objects.get(order=0)
+    assert SessionStore(key).load()[GUEST_KEY] == seat.guest_id
 
 
 @pytest.mark.django_db
