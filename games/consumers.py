@@ -35,7 +35,6 @@ from games.selectors import (
     ChatLine,
     Snapshot,
     Sync,
-    game_by_token,
     game_chat_lines,
     game_viewed_by,
     recent,
@@ -59,6 +58,25 @@ CLOSE_POLICY_VIOLATION = 4008
 CLOSE_TRY_AGAIN_LATER = 4013
 CLOSE_GOING_AWAY = 4001
 CLOSE_NO_SUCH_GAME = 4404
+
+
+def _opening(token: str, guest: str) -> tuple[tuple[Snapshot, int | None], list[ChatLine]] | None:
+    """What a socket opening on ``token`` shows, read in one trip to the
+    game's thread: the table with the guest's seat, and the chat's latest
+    lines. None if there is no such game."""
+    loaded = game_viewed_by(token, guest)
+    if loaded is None:
+        return None
+    return loaded, game_chat_lines(token)
+
+
+def _clock_ran_out(snap: Snapshot) -> bool:
+    """Whether the turn clock of ``snap`` has run out with nobody acting on it."""
+    return (
+        snap["status"] == "playing"
+        and snap["deadline"] is not None
+        and snap["deadline"] <= time.time()
+    )
 
 
 class TokenBucket:
@@ -137,27 +155,27 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
             await self.send_error("too_many_sockets", resync=False)
             await self.close(code=limits.CLOSE_TOO_MANY_SOCKETS)
             return
-        found = await dbthreads.run(self.token, game_by_token, self.token)
-        if found is None:
-            await self.close(code=CLOSE_NO_SUCH_GAME)
-            return
         # Join the group before reading the state, so no push can fall between.
         self.group = group_name(self.token)
         await self.channel_layer.group_add(self.group, self.channel_name)
-        # A turn clock that ran out while nobody was connected is honoured now.
-        if services.clock_ran_out(found):
-            await dbthreads.run(
-                self.token, services.game_clock_expire, token=self.token, version=found.version
-            )
-        loaded = await dbthreads.run(self.token, game_viewed_by, self.token, self.guest)
-        if loaded is None:
+        opened = await dbthreads.run(self.token, _opening, self.token, self.guest)
+        if opened is None:
             await self.close(code=CLOSE_NO_SUCH_GAME)
             return
-        snap, self.seat = loaded
+        (snap, self.seat), lines = opened
+        # A turn clock that ran out while nobody was connected is honoured
+        # now, and the version that follows is the one shown.
+        if _clock_ran_out(snap) and await dbthreads.run(
+            self.token, services.game_clock_expire, token=self.token, version=snap["version"]
+        ):
+            loaded = await dbthreads.run(self.token, game_viewed_by, self.token, self.guest)
+            if loaded is None:
+                await self.close(code=CLOSE_NO_SUCH_GAME)
+                return
+            snap, self.seat = loaded
         await self._show(snap)
         # The chat as it is now, for a page that may have missed lines
         # while its socket was away (a fresh page shows them already).
-        lines = await dbthreads.run(self.token, game_chat_lines, self.token)
         if lines:
             await self.send(
                 text_data=json.dumps(

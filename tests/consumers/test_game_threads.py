@@ -4,11 +4,12 @@ order they were made, one at a time, and another game's beside them."""
 import asyncio
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import dbthreads
+from games import dbthreads, services
 from games.dbthreads import GameThreads
 from games.models import Game
 from tests import factories
@@ -100,6 +101,29 @@ async def test_a_busy_shared_thread_holds_up_no_socket(connect) -> None:
     finally:
         release.set()
     assert await busy is True
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_socket_opening_makes_two_trips_to_its_games_thread(connect, monkeypatch) -> None:
+    # Each trip is a hand-off to a thread and back: the session first (the
+    # guest it names is what the socket limits count), then, once the socket
+    # is in the game's group, its table and chat in one go.
+    game = await sync_to_async(factories.lobby_game)()
+    await sync_to_async(services.game_chat)(token=game.token, guest_id="ana", text="hello")
+    trips: list[str] = []
+    run = dbthreads.run
+
+    async def counted(token: str, work: Any, *args: Any, **kwargs: Any) -> Any:
+        trips.append(work.__name__)
+        return await run(token, work, *args, **kwargs)
+
+    monkeypatch.setattr(dbthreads, "run", counted)
+    ana = await connect(game.token, "ana")
+    table = await ana.table()
+    assert table["state"]["seats"][0]["name"] == "Ana"
+    chat = await ana.receive()
+    assert chat["type"] == "chat_log" and "hello" in chat["html"]
+    assert trips == ["guest_id_of", "_opening"]
 
 
 @pytest.fixture

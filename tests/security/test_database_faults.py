@@ -146,7 +146,7 @@ async def test_a_database_failure_on_connect_says_try_again_and_closes_with_4013
     def down(*args: object) -> None:
         raise OperationalError("could not connect to server")
 
-    monkeypatch.setattr(consumers, "game_by_token", down)
+    monkeypatch.setattr(consumers, "game_viewed_by", down)
     ana = await connect(game.token, "ana", lang="it")
     error = await ana.error()
     with translation.override("it"):
