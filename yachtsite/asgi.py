@@ -1,24 +1,27 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels."""
+"""ASGI entry point: pages through Django's WSGI handler on threads of
+their own (``yachtsite.pages``), websockets through Channels."""
 
 import gc
 import os
 
-from django.core.asgi import get_asgi_application
+from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "yachtsite.settings")
 # Django must be set up before the consumers (and their models) are imported.
-django_asgi_app = get_asgi_application()
+django_wsgi_app = get_wsgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
+from django.conf import settings  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
 from games.routing import websocket_urlpatterns  # noqa: E402
 from yachtsite.edges import NoSuchSocket, SameOriginValidator  # noqa: E402
+from yachtsite.pages import Pages  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": Pages(django_wsgi_app, threads=settings.YACHT_PAGE_THREADS),
         "websocket": SameOriginValidator(
             SessionMiddlewareStack(
                 URLRouter([*websocket_urlpatterns, re_path(r"", NoSuchSocket.as_asgi())])

@@ -59,9 +59,6 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes asks: it turns a throttled sign-in into its page.
     "axes.middleware.AxesMiddleware",
-    # Innermost and synchronous only, so that all of the above run in one
-    # trip to the shared thread rather than one per method (see the module).
-    "yachtsite.syncpages.SynchronousPagesMiddleware",
 ]
 
 ROOT_URLCONF = "yachtsite.urls"
@@ -151,6 +148,10 @@ YACHT_DB_THREADS = env.int(
     "YACHT_DB_THREADS",
     default=1 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3" else 4,
 )
+
+# Threads serving pages (yachtsite/pages.py): a page runs whole on one, so
+# this many pages are worked on at once; more wait their turn on the loop.
+YACHT_PAGE_THREADS = env.int("YACHT_PAGE_THREADS", default=10)
 
 # A player's move on the row this process remembers is settled on the
 # sockets' loop, not handed to a game's thread and back, which cost more

@@ -1,42 +1,119 @@
-"""Under ASGI a page's middleware runs in one trip to the shared thread that
-Django keeps for synchronous code, not one trip per middleware method."""
+"""Pages run whole under Django's WSGI handler on a few threads kept for
+them (yachtsite/pages.py), through the site's own ASGI application."""
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from asgiref.sync import SyncToAsync
-from django.test import AsyncClient
+from asgiref.sync import sync_to_async
+from asgiref.testing import ApplicationCommunicator
+from django.conf import settings
+from django.core.signals import request_started
+from django.core.wsgi import get_wsgi_application
 
 from games import services
+from games.live import live
+from yachtsite import pages
+from yachtsite.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
+def scope(path: str, method: str = "GET", headers: list[tuple[bytes, bytes]] = ()) -> dict:
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"localhost"), *headers],
+        "client": ("127.0.0.1", 50000),
+        "server": ("localhost", 80),
+    }
+
+
+async def fetch(app: Any, path: str, **request: Any) -> tuple[int, bytes]:
+    talk = ApplicationCommunicator(app, scope(path, **request))
+    await talk.send_input({"type": "http.request", "body": b"", "more_body": False})
+    start = await talk.receive_output(timeout=5)
+    body = b""
+    while True:
+        part = await talk.receive_output(timeout=5)
+        body += part.get("body", b"")
+        if not part.get("more_body", False):
+            break
+    await talk.wait(timeout=5)
+    return start["status"], body
+
+
 @pytest.fixture
-def trips(monkeypatch) -> list[str]:
-    made: list[str] = []
-    plain = SyncToAsync.__call__
+def page_threads() -> Iterator[list[str]]:
+    """The thread each request was handled on."""
+    names: list[str] = []
 
-    async def counted(self, *args, **kwargs):
-        made.append(getattr(self.func, "__qualname__", repr(self.func)))
-        return await plain(self, *args, **kwargs)
+    def note(**_: object) -> None:
+        names.append(threading.current_thread().name)
 
-    monkeypatch.setattr(SyncToAsync, "__call__", counted)
-    return made
+    request_started.connect(note, weak=False)
+    yield names
+    request_started.disconnect(note)
 
 
-@pytest.mark.parametrize("page", ["home", "game"])
-async def test_a_page_goes_to_the_shared_thread_a_handful_of_times(trips, page):
-    client = AsyncClient()
-    path = "/en/"
-    if page == "game":
-        game = await SyncToAsync(services.game_create)(
-            guest_id="ana", name="Ana", seat_count=2, ruleset="yacht"
-        )
-        path = f"/en/g/{game.token}/"
-    await client.get(path)  # a session, and first-use caches
-    trips.clear()
-    response = await client.get(path)
-    assert response.status_code == 200
-    # The middleware chain once, the view once, and CSRF's process_view once
-    # (and a few more at most), where each middleware's methods went one by
-    # one before: seventeen trips.
-    assert len(trips) <= 5, trips
+async def test_a_page_is_served_on_the_page_threads_without_a_thread_of_its_own(page_threads):
+    game = await sync_to_async(services.game_create)(
+        guest_id="ana", name="Ana", seat_count=2, ruleset="yacht"
+    )
+    status, body = await fetch(application, "/en/")
+    assert status == 200 and b"<form" in body
+    before = threading.active_count()
+    for _ in range(20):
+        status, body = await fetch(application, f"/en/g/{game.token}/")
+        assert status == 200
+        assert b'id="table"' in body
+    # Django's ASGI handler made a thread for every request (and another to
+    # wait for it): here twenty pages leave the threads as they were, and
+    # every request ran on one of the few kept for pages.
+    assert threading.active_count() <= before
+    assert len(page_threads) == 21
+    assert len(set(page_threads)) <= settings.YACHT_PAGE_THREADS
+    assert threading.current_thread().name not in page_threads
+
+
+async def test_a_view_s_commit_pushes_through_the_loop_that_serves_the_page():
+    live.loop = None
+    status, _ = await fetch(application, "/health/")
+    assert status == 200
+    assert live.running() is asyncio.get_running_loop()
+
+
+async def test_a_body_sent_slowly_holds_no_page_thread():
+    app = pages.Pages(get_wsgi_application(), threads=1)
+    slow = ApplicationCommunicator(
+        app, scope("/en/", method="POST", headers=[(b"content-length", b"100")])
+    )
+    await slow.send_input({"type": "http.request", "body": b"name=", "more_body": True})
+    # The only page thread is free: another page is served meanwhile.
+    status, _ = await fetch(app, "/health/")
+    assert status == 200
+    await slow.send_input({"type": "http.disconnect"})
+    await slow.wait(timeout=5)
+
+
+async def test_a_body_larger_than_any_page_takes_is_refused_unread(monkeypatch):
+    app = pages.Pages(get_wsgi_application(), threads=1)
+    ran: list[object] = []
+    monkeypatch.setattr(app, "wsgi", lambda *args: ran.append(args))
+    talk = ApplicationCommunicator(app, scope("/en/", method="POST"))
+    chunk = b"x" * 1024 * 1024
+    for _ in range(4):
+        await talk.send_input({"type": "http.request", "body": chunk, "more_body": True})
+    start = await talk.receive_output(timeout=5)
+    assert start["status"] == 413
+    await talk.wait(timeout=5)
+    assert ran == []
