@@ -101,11 +101,12 @@ class WithoutConnectionUpkeep:
     channels' ``close_old_connections()`` first. That call is a hop to the
     one thread asgiref keeps for synchronous code, made before every message
     and every push of every socket: each waited out whatever else ran there,
-    and cost about a twentieth of the process's time in a move. The game's socket touches the database on the event loop only to
-    settle a move on the remembered row (``games.loopmoves``), and
-    ``dbthreads.run`` looks after the connections of its own threads. The
-    benchmark's floor (bench/floor.py) dispatches the same way, so that it
-    carries no cost the product does not."""
+    and cost about a twentieth of the process's time in a move. The game's
+    socket touches the database on the event loop only to settle a move on
+    the remembered row (``games.loopmoves``), and ``dbthreads.run`` looks
+    after the connections of its own threads. The benchmark's floor
+    (bench/floor.py) dispatches the same way, so that it carries no cost the
+    product does not."""
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         handler = getattr(self, get_handler_name(message), None)

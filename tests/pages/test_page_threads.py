@@ -21,7 +21,9 @@ from yachtsite.asgi import application
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
-def scope(path: str, method: str = "GET", headers: list[tuple[bytes, bytes]] = ()) -> dict:
+def scope(
+    path: str, method: str = "GET", headers: tuple[tuple[bytes, bytes], ...] = ()
+) -> dict[str, Any]:
     return {
         "type": "http",
         "asgi": {"version": "3.0"},
@@ -95,7 +97,7 @@ async def test_a_view_s_commit_pushes_through_the_loop_that_serves_the_page():
 async def test_a_body_sent_slowly_holds_no_page_thread():
     app = pages.Pages(get_wsgi_application(), threads=1)
     slow = ApplicationCommunicator(
-        app, scope("/en/", method="POST", headers=[(b"content-length", b"100")])
+        app, scope("/en/", method="POST", headers=((b"content-length", b"100"),))
     )
     await slow.send_input({"type": "http.request", "body": b"name=", "more_body": True})
     # The only page thread is free: another page is served meanwhile.
