@@ -114,6 +114,7 @@ class LoopConnections:
         connection = self._open.get(key)
         if connection is not None and not connection.closed:
             return connection
+        self._forget_closed_loops()
         async with self._opening.setdefault(key, asyncio.Lock()):
             connection = self._open.get(key)
             if connection is None or connection.closed:
@@ -126,6 +127,15 @@ class LoopConnections:
         connection = self._open.pop(key, None)
         if connection is not None:
             await connection.close()
+
+    def _forget_closed_loops(self) -> None:
+        """Close the connections of loops that have closed: nothing can use
+        them again. A server has one loop for its life; a process that runs
+        loop after loop (a test run of many examples) ran PostgreSQL out of
+        connections without this."""
+        for key in [key for key in self._open if key[0].is_closed()]:
+            self._opening.pop(key, None)
+            self._open.pop(key).pgconn.finish()
 
     def close_all(self) -> None:
         """Close every connection at once, from any thread, whatever loop it

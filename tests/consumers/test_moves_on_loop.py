@@ -213,3 +213,29 @@ async def test_the_loops_connections_bind_values_as_the_settings_ask():
         assert _connection_params()["cursor_factory"] is psycopg.AsyncClientCursor
     finally:
         connection.settings_dict["OPTIONS"] = options
+
+
+@pytest.mark.skipif("not postgres()", reason="PostgreSQL's asynchronous driver")
+async def test_the_connections_of_a_loop_that_closed_are_closed_when_another_loop_opens_one():
+    from games.loopmoves import LoopConnections
+
+    here = LoopConnections(1)
+    # Another loop (another thread's, as in a test before this one) opens
+    # its connection and closes.
+    answers: list[int] = []
+
+    def on_another_loop() -> None:
+        other = asyncio.new_event_loop()
+        try:
+            answers.append(other.run_until_complete(here.execute("game", "SELECT 1", [])))
+        finally:
+            other.close()
+
+    await asyncio.to_thread(on_another_loop)
+    assert answers == [1]
+    (left,) = here._open.values()
+    assert not left.closed
+    assert await here.execute("game", "SELECT 2", []) == 2
+    assert left.closed
+    assert [key[0] for key in here._open] == [asyncio.get_running_loop()]
+    here.close_all()
