@@ -35,6 +35,7 @@ from games.selectors import (
     ChatLine,
     Snapshot,
     Sync,
+    clock_ran_out,
     game_chat_lines,
     game_viewed_by,
     recent,
@@ -68,15 +69,6 @@ def _opening(token: str, guest: str) -> tuple[tuple[Snapshot, int | None], list[
     if loaded is None:
         return None
     return loaded, game_chat_lines(token)
-
-
-def _clock_ran_out(snap: Snapshot) -> bool:
-    """Whether the turn clock of ``snap`` has run out with nobody acting on it."""
-    return (
-        snap["status"] == "playing"
-        and snap["deadline"] is not None
-        and snap["deadline"] <= time.time()
-    )
 
 
 class TokenBucket:
@@ -165,7 +157,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         (snap, self.seat), lines = opened
         # A turn clock that ran out while nobody was connected is honoured
         # now, and the version that follows is the one shown.
-        if _clock_ran_out(snap) and await dbthreads.run(
+        if clock_ran_out(snap["status"], snap["deadline"]) and await dbthreads.run(
             self.token, services.game_clock_expire, token=self.token, version=snap["version"]
         ):
             loaded = await dbthreads.run(self.token, game_viewed_by, self.token, self.guest)

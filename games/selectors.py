@@ -4,6 +4,7 @@ that pages and pushes are rendered from."""
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
@@ -210,6 +211,17 @@ def game_by_token(token: str) -> Game | None:
     return Game.objects.filter(token=token).first()
 
 
+def clock_ran_out(status: str, deadline: datetime | float | None) -> bool:
+    """Whether a game's turn clock has run out with nobody acting on it: the
+    game in play, a deadline set, and that deadline passed. ``deadline`` as
+    the row stores it, or as a snapshot carries it (seconds since the epoch)."""
+    if status != Game.Status.PLAYING or deadline is None:
+        return False
+    if isinstance(deadline, float):
+        return deadline <= time.time()
+    return deadline <= timezone.now()
+
+
 class Sync(NamedTuple):
     """What a ``sync`` reads: the committed version, and whether the turn
     clock has run out with nobody acting on it yet."""
@@ -225,8 +237,7 @@ def game_sync(*, token: str, guest_id: str, version: int | None = None) -> Sync:
     if row is None:
         raise rules.GameError("no_such_game")
     current, status, deadline = row
-    due = status == Game.Status.PLAYING and deadline is not None and deadline <= timezone.now()
-    return Sync(current, due)
+    return Sync(current, clock_ran_out(status, deadline))
 
 
 def games_hosted_since(guest_id: str, since: datetime) -> int:

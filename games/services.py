@@ -38,6 +38,7 @@ from games.selectors import (
     Last,
     LastKind,
     chat_line,
+    clock_ran_out,
     committed_seats,
     duplicate_state,
     game_by_token,
@@ -222,21 +223,12 @@ def _still_to_play(players: Sequence[Player], state: rules.GameState | None) -> 
     ]
 
 
-def clock_ran_out(game: Game) -> bool:
-    """Whether the turn clock of ``game`` (as read) has run out unheeded."""
-    return (
-        game.status == Game.Status.PLAYING
-        and game.turn_deadline is not None
-        and game.turn_deadline <= timezone.now()
-    )
-
-
 def _time_up(game: Game, players: Sequence[Player]) -> list[Player]:
     """On a locked game whose turn clock has run out: the stand-in bot takes
     the seat to move (its person takes it back by acting); in a duplicate
     game, every seat whose person has not played the round. The seats, none
     when the clock had not run out."""
-    if not clock_ran_out(game):
+    if not clock_ran_out(game.status, game.turn_deadline):
         return []
     state = game_state(game, players)
     seats = _still_to_play(players, state) if game.duplicate else [players[game.current_seat]]
@@ -462,7 +454,7 @@ def _act_on_remembered(
         or seat.bot
         or game.duplicate
         or game.daily_id is not None
-        or clock_ran_out(game)
+        or clock_ran_out(game.status, game.turn_deadline)
     ):
         return None
     try:

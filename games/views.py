@@ -28,6 +28,7 @@ from games.models import Game
 from games.rendering import chat_panel_context, review_rows, table_context, table_html
 from games.rules import RULESETS, GameError, get_ruleset
 from games.selectors import (
+    clock_ran_out,
     game_by_token,
     game_chat_lines,
     game_players,
@@ -117,7 +118,7 @@ def _game_or_404(token: str) -> Game:
 def game(request: HttpRequest, token: str) -> HttpResponse:
     game = _game_or_404(token)
     # A turn clock that ran out while nobody was connected is honoured now.
-    if services.clock_ran_out(game) and services.game_clock_expire(
+    if clock_ran_out(game.status, game.turn_deadline) and services.game_clock_expire(
         token=game.token, version=game.version
     ):
         game.refresh_from_db()

@@ -16,7 +16,7 @@ from django.utils import timezone
 from games import services
 from games.models import Game, Move, Player
 from games.rules import GameError, Roll, Score
-from games.selectors import game_players, game_state
+from games.selectors import clock_ran_out, game_players, game_state
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -110,7 +110,8 @@ def test_a_passed_deadline_hands_the_turn_to_the_stand_in_bot_once_however_often
 def test_a_deadline_not_yet_passed_changes_nothing():
     game = clocked_game(30)
     assert services.game_clock_expire(token=game.token, version=game.version) is False
-    assert services.clock_ran_out(fresh(game)) is False
+    game = fresh(game)
+    assert clock_ran_out(game.status, game.turn_deadline) is False
     assert fresh(game).version == game.version
 
 
@@ -189,3 +190,15 @@ def test_a_clock_running_out_exactly_as_the_player_acts_applies_exactly_one_of_t
             assert expired in (True, False)
             outcomes.add("clock")
     assert outcomes
+
+
+def test_the_clock_rule_reads_a_row_and_a_snapshot_alike():
+    """One rule for the row's deadline (a datetime) and a snapshot's (seconds
+    since the epoch): in play, a deadline set, and that deadline passed."""
+    past, future = timezone.now() - timedelta(seconds=1), timezone.now() + timedelta(seconds=30)
+    for deadline, due in ((past, True), (future, False)):
+        assert clock_ran_out(Game.Status.PLAYING, deadline) is due
+        assert clock_ran_out("playing", deadline.timestamp()) is due
+        assert clock_ran_out(Game.Status.FINISHED, deadline) is False
+        assert clock_ran_out("lobby", deadline.timestamp()) is False
+    assert clock_ran_out(Game.Status.PLAYING, None) is False
