@@ -211,15 +211,15 @@ def game_by_token(token: str) -> Game | None:
     return Game.objects.filter(token=token).first()
 
 
-def clock_ran_out(status: str, deadline: datetime | float | None) -> bool:
+def clock_ran_out(status: str, deadline: datetime | float | int | None) -> bool:
     """Whether a game's turn clock has run out with nobody acting on it: the
     game in play, a deadline set, and that deadline passed. ``deadline`` as
     the row stores it, or as a snapshot carries it (seconds since the epoch)."""
     if status != Game.Status.PLAYING or deadline is None:
         return False
-    if isinstance(deadline, float):
-        return deadline <= time.time()
-    return deadline <= timezone.now()
+    if isinstance(deadline, datetime):
+        return deadline <= timezone.now()
+    return deadline <= time.time()
 
 
 class Sync(NamedTuple):

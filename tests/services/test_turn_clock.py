@@ -110,9 +110,9 @@ def test_a_passed_deadline_hands_the_turn_to_the_stand_in_bot_once_however_often
 def test_a_deadline_not_yet_passed_changes_nothing():
     game = clocked_game(30)
     assert services.game_clock_expire(token=game.token, version=game.version) is False
-    game = fresh(game)
-    assert clock_ran_out(game.status, game.turn_deadline) is False
-    assert fresh(game).version == game.version
+    now = fresh(game)
+    assert clock_ran_out(now.status, now.turn_deadline) is False
+    assert now.version == game.version
 
 
 def test_an_action_after_the_deadline_is_refused_and_the_bot_takes_the_turn_instead(monkeypatch):
@@ -199,6 +199,8 @@ def test_the_clock_rule_reads_a_row_and_a_snapshot_alike():
     for deadline, due in ((past, True), (future, False)):
         assert clock_ran_out(Game.Status.PLAYING, deadline) is due
         assert clock_ran_out("playing", deadline.timestamp()) is due
+        # Whole seconds, as a snapshot's deadline may come back from JSON.
+        assert clock_ran_out("playing", int(deadline.timestamp()) + (0 if due else 1)) is due
         assert clock_ran_out(Game.Status.FINISHED, deadline) is False
         assert clock_ran_out("lobby", deadline.timestamp()) is False
     assert clock_ran_out(Game.Status.PLAYING, None) is False
