@@ -518,8 +518,16 @@
     setTimeout(() => { announcer.textContent = text; }, 50);
   }
 
+  // The second click of a double click belongs to the control the first
+  // click was on. A push that lands between the two can put another control
+  // under the pointer (the first roll brings the dice where the pointer is):
+  // that control is left alone.
+  let firstClick = null;
   root.addEventListener("click", (event) => {
     const die = event.target.closest(".die");
+    const key = focusKey(die || event.target.closest("[data-action]"));
+    if (event.detail < 2) firstClick = key;
+    else if (key !== firstClick) return;
     if (die && !die.disabled && table.contains(die)) {
       toggleHold(Number(die.dataset.die));
       return;

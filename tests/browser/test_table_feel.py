@@ -36,6 +36,50 @@ def test_a_double_click_on_roll_rolls_once_and_shows_no_error(new_page):
     expect(page.locator("[data-error]")).to_be_hidden()
 
 
+@pytest.mark.parametrize("width, height", [(1280, 800), (375, 812)])
+def test_the_first_roll_leaves_the_roll_button_where_it_was(new_page, width, height):
+    page = new_page(width=width, height=height)
+    solitaire(page)
+    roll = page.get_by_role("button", name=re.compile("^Roll"))
+    before = roll.bounding_box()
+    v = version(page)
+    roll.click()
+    wait_past(page, v)
+    expect(page.locator(".die")).to_have_count(5)
+    after = roll.bounding_box()
+    assert before and after
+    # "Roll" becomes "Roll again": the button may grow, but from where it was.
+    assert (after["x"], after["y"], after["height"]) == (before["x"], before["y"], before["height"])
+    assert after["width"] >= before["width"]
+
+
+def test_the_second_click_of_a_double_click_asks_nothing_of_another_control(new_page):
+    # The push of the first click's roll lands before the second click, and
+    # the second click lands on a die: a double click that straddles a push
+    # must not hold a die the player never aimed at.
+    page = new_page()
+    solitaire(page)
+    v = version(page)
+    roll = page.get_by_role("button", name=re.compile("^Roll")).bounding_box()
+    assert roll
+    page.mouse.move(roll["x"] + roll["width"] / 2, roll["y"] + roll["height"] / 2)
+    page.mouse.down(click_count=1)
+    page.mouse.up(click_count=1)
+    wait_past(page, v)
+    die = page.locator(".die").first.bounding_box()
+    assert die
+    page.mouse.move(die["x"] + die["width"] / 2, die["y"] + die["height"] / 2)
+    page.mouse.down(click_count=2)
+    page.mouse.up(click_count=2)
+    page.wait_for_timeout(1500)
+    assert version(page) == v + 1
+    expect(page.locator(".die.held")).to_have_count(0)
+    # A click of its own on the same die holds it.
+    page.locator(".die").first.click()
+    expect(page.locator(".die.held")).to_have_count(1)
+    wait_past(page, v + 1)
+
+
 def test_an_error_clears_when_the_next_push_arrives(new_page):
     page = new_page()
     solitaire(page)
