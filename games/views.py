@@ -140,6 +140,10 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
         "join_form": JoinForm() if can_join else None,
         "language": get_language(),
         "server_now": time.time(),
+        # What each socket may send (a burst, then a steady rate): the page
+        # keeps within it rather than be cut off for sending faster.
+        "pace_burst": settings.YACHT_SOCKET_MESSAGE_BURST,
+        "pace_rate": settings.YACHT_SOCKET_MESSAGES_PER_SECOND,
         **table,
         "table_html": table_html(table),
         **chat_panel_context(snap, me, game_chat_lines(game.token)),

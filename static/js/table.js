@@ -71,6 +71,7 @@
       setConnection("closed");
       inFlight = null;
       queued = [];
+      outbox = [];
       if (event.code === 4404) return;
       // Exponential backoff with jitter; the server resends the whole table on connect.
       const delay = Math.min(8000, 300 * 2 ** attempts) * (0.5 + Math.random() / 2);
@@ -79,13 +80,49 @@
     });
   }
 
+  // The server lets each socket send a burst of messages, then a steady
+  // rate, and cuts off a socket that sends faster. A player who clicks
+  // quicker than that is not cut off: this page keeps a little within the
+  // server's pace (network jitter can bunch what it spaces out) and holds a
+  // message back until it fits.
+  const pace = {
+    capacity: Math.max(1, (Number(root.dataset.paceBurst) || 30) - 5),
+    rate: 0.85 * (Number(root.dataset.paceRate) || 5),
+  };
+  pace.tokens = pace.capacity;
+  pace.stamp = performance.now();
+  let outbox = [];
+  let paceTimer = null;
+
   function send(message) {
     if (!socket || socket.readyState !== WebSocket.OPEN) {
       showError(connectionText.dataset.labelClosed);
       return false;
     }
-    socket.send(JSON.stringify(message));
+    outbox.push(JSON.stringify(message));
+    drain();
     return true;
+  }
+
+  function drain() {
+    const now = performance.now();
+    pace.tokens = Math.min(pace.capacity, pace.tokens + ((now - pace.stamp) / 1000) * pace.rate);
+    pace.stamp = now;
+    if (socket.readyState !== WebSocket.OPEN) {
+      outbox = [];
+      return;
+    }
+    while (outbox.length && pace.tokens >= 1) {
+      pace.tokens -= 1;
+      socket.send(outbox.shift());
+    }
+    if (outbox.length && !paceTimer) {
+      const wait = ((1 - pace.tokens) / pace.rate) * 1000;
+      paceTimer = setTimeout(() => {
+        paceTimer = null;
+        drain();
+      }, Math.ceil(wait));
+    }
   }
 
   function expectAnswer() {

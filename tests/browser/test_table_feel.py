@@ -243,3 +243,57 @@ def test_lobby_seats_are_cards_with_avatars_and_free_seats_waiting(new_page):
     expect(cards.nth(1).locator("svg.avatar text")).to_have_text("BL")
     expect(page.locator(".seat-free")).to_have_count(2)
     expect(page.get_by_role("button", name="Start the game")).to_be_visible()
+
+
+# Counts the messages the page sends and the closes its socket sees.
+COUNT_SOCKET = """
+window.socketLog = { sent: 0, closes: [] };
+const send = WebSocket.prototype.send;
+WebSocket.prototype.send = function (data) {
+    window.socketLog.sent += 1;
+    return send.call(this, data);
+};
+const Socket = window.WebSocket;
+window.WebSocket = class extends Socket {
+    constructor(...args) {
+        super(...args);
+        this.addEventListener("close", (event) => window.socketLog.closes.push(event.code));
+    }
+};
+"""
+
+
+def test_a_player_who_clicks_faster_than_the_server_allows_is_never_cut_off(new_page):
+    # The server cuts off a socket past a burst of 30 messages and then 5 a
+    # second. Clicks on a die every few hundredths of a second are holds the
+    # page sends one at a time, each once the last one's push is in: they go
+    # on until the page has sent well past that burst, and the player's last
+    # wish must hold.
+    page = new_page()
+    page.add_init_script(COUNT_SOCKET)
+    game = solitaire(page)
+    page.get_by_role("button", name=re.compile("^Roll")).click()
+    expect(page.locator(".die")).to_have_count(5)
+    box = page.locator(".die").first.bounding_box()
+    assert box
+    clicks = 0
+    give_up = timezone.now() + timedelta(seconds=30)
+    while page.evaluate("window.socketLog.sent") < 40 and timezone.now() < give_up:
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        clicks += 1
+        page.wait_for_timeout(25)
+    wanted = [0] if clicks % 2 else []
+    deadline = timezone.now() + timedelta(seconds=20)
+    while timezone.now() < deadline:
+        game.refresh_from_db()
+        if game.held == wanted:
+            break
+        page.wait_for_timeout(100)
+    assert game.held == wanted
+    log = page.evaluate("window.socketLog")
+    assert log["closes"] == []
+    assert log["sent"] >= 40, log
+    die = page.locator(".die").first
+    expect(die).to_have_attribute("aria-pressed", "true" if wanted else "false")
+    expect(page.locator("[data-error]")).to_be_hidden()
+    expect(page.locator("[data-connection=open]")).to_be_visible()

@@ -51,6 +51,14 @@ def test_the_tab_title_says_where_the_viewer_is(client):
     assert "<title>Sala de espera · Yacht</title>" in html
 
 
+def test_the_page_tells_its_script_the_pace_the_server_holds_each_socket_to(client, settings):
+    settings.YACHT_SOCKET_MESSAGE_BURST = 12
+    settings.YACHT_SOCKET_MESSAGES_PER_SECOND = 2.5
+    game = create(client, seats="1")
+    html = client.get(f"/en/g/{game.token}/").content.decode()
+    assert 'data-pace-burst="12" data-pace-rate="2.5"' in html
+
+
 def test_the_review_draws_the_dice_with_pips(client):
     game = factories.play_turns(factories.started_game(2, bot_level="solid"), rng=random.Random(5))
     html = client.get(f"/en/g/{game.token}/review/").content.decode()
