@@ -733,16 +733,15 @@ def report(steps: list[Step]) -> None:
         )
         for s in closed:
             floor = floors.get((s.profile, s.games))
-            ratio = (
-                fmt_ratio(s.daphne_ms_per_move, floor.daphne_ms_per_move)
-                if s.server == "yacht" and floor is not None
-                else ""
-            )
             if s.setup_share > SETUP_SHARE_TRUSTED:
                 ratio = (
                     f"not measured: the set-ups' estimate is {100 * s.setup_share:.0f}% "
                     "of the window's CPU"
                 )
+            elif s.server == "yacht" and floor is not None:
+                ratio = fmt_ratio(s.daphne_ms_per_move, floor.daphne_ms_per_move)
+            else:
+                ratio = ""
             print(
                 f"{s.profile:15} {s.server:6} N={s.games:<4} {s.setups_in_window:>5} set-ups "
                 f"{s.setup_ms:>6.2f} ms each  {s.daphne_ms_per_action:>5.2f} ms/act  "

@@ -39,6 +39,22 @@ def test_screens_of_a_table_in_the_middle_of_a_game(new_page, seats):
     _shoot(page, f"table-{seats}p")
 
 
+def test_screens_of_a_turn_before_its_first_roll(new_page):
+    # Empty places where the dice will land: for the player to roll, and for
+    # the one who waits for the other's roll.
+    page = new_page()
+    game = setups.host(page, 2)
+    seated = setups.fill(game, 2)
+    services.game_start(token=game.token, guest_id=seated[0])
+    page.reload()
+    expect(page.get_by_role("heading", name="Your turn")).to_be_visible()
+    _shoot(page, "turn-start")
+    setups.turn(game, seated[0])
+    page.reload()
+    expect(page.get_by_text("Waiting for the first roll.")).to_be_visible()
+    _shoot(page, "turn-start-waiting")
+
+
 def test_screens_of_a_classic_13_table_with_its_upper_bonus(new_page):
     page = new_page()
     setups.mid_game(page, 3, rounds=6, ruleset="classic13")
