@@ -1,6 +1,8 @@
 """Fair shares: how many sockets, messages and new games one client may have.
 
-Two kinds of count:
+Every count "per client address" is per address group
+(``yachtsite.clientaddr.address_group``: an IPv6 /64, an IPv4 address), in
+two kinds of count:
 
 - Open sockets, per client address, per guest and per game, counted in this
   process. A socket lives on one process, and that process's event loop is
@@ -31,6 +33,8 @@ from django.conf import settings
 from redis.commands.core import AsyncScript, Script
 from redis.exceptions import RedisError
 
+from yachtsite.clientaddr import address_group
+
 log = logging.getLogger(__name__)
 
 # RFC 6455 has no "too many connections" code; 4029 echoes HTTP's 429.
@@ -53,7 +57,7 @@ class SocketCounts:
     def claim(self, *, address: str, guest: str, token: str) -> SocketClaim | None:
         """Count a new socket in, or None if one of its caps is full."""
         wanted = [
-            (("address", address), settings.YACHT_SOCKETS_PER_ADDRESS),
+            (("address", address_group(address)), settings.YACHT_SOCKETS_PER_ADDRESS),
             (("guest", guest), settings.YACHT_SOCKETS_PER_SESSION),
             (("game", token), settings.YACHT_SOCKETS_PER_GAME),
         ]
@@ -313,7 +317,7 @@ async def message_allowed(*, address: str, guest: str) -> bool:
     counted = [("msg-guest", guest)] if guest else []
     # Only in-process test clients have no address.
     if address:
-        counted.append(("msg-addr", address))
+        counted.append(("msg-addr", address_group(address)))
     if not counted:
         return True
     windows = [_windows(name, who, MESSAGE_WINDOW) for name, who in counted]
@@ -341,7 +345,7 @@ async def connect_allowed(*, address: str) -> bool:
     """
     if not address:
         return True
-    count = await _ahit("connect-addr", address, MESSAGE_WINDOW)
+    count = await _ahit("connect-addr", address_group(address), MESSAGE_WINDOW)
     return count <= settings.YACHT_CONNECTS_PER_ADDRESS
 
 
@@ -351,7 +355,10 @@ CREATE_WINDOW = 3600
 def game_creation_refused(*, address: str) -> str | None:
     """Count one new game from this address: None if it may be created, else
     the error code of the limit it hit (this address's, or the whole site's)."""
-    if _hit("create-addr", address, CREATE_WINDOW) > settings.YACHT_GAMES_PER_HOUR_PER_ADDRESS:
+    if (
+        _hit("create-addr", address_group(address), CREATE_WINDOW)
+        > settings.YACHT_GAMES_PER_HOUR_PER_ADDRESS
+    ):
         return "too_many_games"
     if _hit("create-site", "all", CREATE_WINDOW) > settings.YACHT_GAMES_PER_HOUR_SITE:
         return "site_busy"

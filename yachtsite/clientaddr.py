@@ -74,6 +74,29 @@ class ClientAddressMiddleware:
         return self.get_response(request)
 
 
+def address_group(address: str) -> str:
+    """The group a client's address is counted in by every limit.
+
+    One IPv6 subscriber is handed a whole /64, so counting its addresses one
+    by one would give it 2**64 shares; an IPv4 address is one subscriber (or
+    one household behind a router), unless ``YACHT_IPV4_GROUP_PREFIX`` widens
+    the group (24 counts a /24 as one). Anything that is not an address (a
+    test client's placeholder) is its own group.
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv4Address):
+        prefix = settings.YACHT_IPV4_GROUP_PREFIX
+        return (
+            str(ip) if prefix >= 32 else str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))
+        )
+    return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+
+
 def request_address(request: HttpRequest) -> str:
     """For django-axes: the address the middleware above settled on."""
     return str(request.META.get("REMOTE_ADDR", ""))

@@ -312,6 +312,10 @@ YACHT_SOCKET_MESSAGES_PER_SECOND = env.float("YACHT_SOCKET_MESSAGES_PER_SECOND",
 # sends at most 80 in 10 seconds, within the session's share.
 YACHT_MESSAGES_PER_SESSION = env.int("YACHT_MESSAGES_PER_SESSION", default=100)
 YACHT_MESSAGES_PER_ADDRESS = env.int("YACHT_MESSAGES_PER_ADDRESS", default=200)
+# Every limit per client address counts an address group: an IPv6 /64 (one
+# subscriber's), and an IPv4 address, or a wider IPv4 network with a prefix
+# below 32 (24 counts a /24 as one client).
+YACHT_IPV4_GROUP_PREFIX = env.int("YACHT_IPV4_GROUP_PREFIX", default=32)
 # Addresses (or networks) of the proxies in front of daphne, whose
 # X-Forwarded-For names the client: nobody else's is believed.
 YACHT_TRUSTED_PROXIES = env.list("YACHT_TRUSTED_PROXIES", default=[])

@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from yachtsite.clientaddr import client_address, scope_address
+from yachtsite.clientaddr import address_group, client_address, scope_address
 
 pytestmark = pytest.mark.django_db
 
@@ -111,3 +111,26 @@ def test_admin_sign_in_works_and_is_throttled_with_redis_down(settings):
     for _ in range(settings_limit()):
         sign_in(username, "wrong", peer="198.51.100.10")
     assert not sign_in(username, password, peer="198.51.100.10")
+
+
+def test_an_ipv6_subscriber_is_one_client_whatever_address_of_its_64_it_uses(settings):
+    from games import limits
+
+    settings.YACHT_SOCKETS_PER_ADDRESS = 2
+    groups = {address_group(f"2001:db8:0:1::{n}") for n in range(1, 5)}
+    assert groups == {"2001:db8:0:1::/64"}
+    assert address_group("2001:db8:0:2::1") != address_group("2001:db8:0:1::1")
+    claims = [
+        limits.sockets.claim(address=f"2001:db8:0:1::{n}", guest=f"g{n}", token=f"t{n}")
+        for n in range(1, 4)
+    ]
+    assert claims[2] is None, "a third socket from the same /64 is over a cap of two"
+    assert limits.sockets.claim(address="2001:db8:0:2::1", guest="g9", token="t9") is not None
+
+
+def test_an_ipv4_address_is_its_own_group_unless_a_wider_prefix_is_configured(settings):
+    assert address_group("203.0.113.5") == "203.0.113.5"
+    assert address_group("::ffff:203.0.113.5") == "203.0.113.5"
+    settings.YACHT_IPV4_GROUP_PREFIX = 24
+    assert address_group("203.0.113.5") == address_group("203.0.113.77") == "203.0.113.0/24"
+    assert address_group("not an address") == "not an address"
