@@ -61,7 +61,7 @@ PAGES: dict[tuple[str, str], tuple[str, ...]] = {
     ("es", "yacht_bonus"): _YACHT_ES,
     ("es", "yatzy"): (
         "Unos", "Doses", "Treses", "Cuatros", "Cincos", "Seises",
-        "Pareja", "Dobles parejas", "Tres iguales", "Cuatro iguales",
+        "Pareja", "Doble pareja", "Tres iguales", "Cuatro iguales",
         "Escalera corta", "Escalera larga", "Full House", "Azar", "Yatzy",
     ),
     ("es", "classic13"): (
