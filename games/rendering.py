@@ -23,7 +23,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import ngettext, pgettext
+from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from games.charts import round_top
 from games.chat import PHRASES, REACTION_SVG, REACTIONS
@@ -484,6 +484,19 @@ def _clock(snap: Snapshot, current: dict[str, Any] | None) -> dict[str, Any] | N
     }
 
 
+# One message per place a game can have (MAX_SEATS): languages write ranks
+# differently (Catalan 1r, 2n, 3r, 4t; Spanish 1.º), which no single
+# "#%(place)s" can say.
+PLACE_LABELS = (
+    pgettext_lazy("place", "#1"),
+    pgettext_lazy("place", "#2"),
+    pgettext_lazy("place", "#3"),
+    pgettext_lazy("place", "#4"),
+    pgettext_lazy("place", "#5"),
+    pgettext_lazy("place", "#6"),
+)
+
+
 def _places(seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Seats from first to last; equal totals share a place."""
     ranked = sorted(seats, key=lambda seat: -seat["total"])
@@ -492,7 +505,7 @@ def _places(seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
         place = index + 1
         if index and seat["total"] == ranked[index - 1]["total"]:
             place = places[-1]["place"]
-        places.append({**seat, "place": place, "place_label": _("#%(place)s") % {"place": place}})
+        places.append({**seat, "place": place, "place_label": str(PLACE_LABELS[place - 1])})
     return places
 
 

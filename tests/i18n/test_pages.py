@@ -10,10 +10,10 @@ from django.test import Client
 from django.utils import translation
 from django.utils.html import escape
 
-from games import services
+from games import rendering, services
 from games.guests import GUEST_KEY
 from games.messages import error_message
-from games.models import Game, Move, Player
+from games.models import MAX_SEATS, Game, Move, Player
 from games.rules import Roll, Score, get_ruleset
 
 pytestmark = pytest.mark.django_db
@@ -62,7 +62,7 @@ EXPECTED = {
         "lobby_guest": ["Únete a esta partida", "Entrar con este nombre", "Tu nombre"],
         "my_turn": ["Tu turno", "Volver a tirar", "Quedan 2 tiradas", "Ronda 1 de 12"],
         "their_turn": ["Turno de Ana", "Quedan 2 tiradas"],
-        "end": ["Puntuaciones finales", "Revancha", "Ana gana con"],
+        "end": ["Puntuaciones finales", "Revancha", "Ana gana con", "1.º"],
     },
     "it": {
         "home": ["Nuova partita", "Il tuo nome", "Posti", "Crea la partita", "Classico 13"],
@@ -70,7 +70,7 @@ EXPECTED = {
         "lobby_guest": ["Unisciti a questa partita", "Entra con questo nome", "Il tuo nome"],
         "my_turn": ["Tocca a te", "Rilancia", "Restano 2 lanci", "Giro 1 di 12"],
         "their_turn": ["Tocca a Ana", "Restano 2 lanci"],
-        "end": ["Punteggi finali", "Rivincita", "Ana vince con"],
+        "end": ["Punteggi finali", "Rivincita", "Ana vince con", "1º"],
     },
     "ca": {
         "home": ["Partida nova", "El teu nom", "Llocs", "Crea la partida", "Clàssic 13"],
@@ -78,7 +78,7 @@ EXPECTED = {
         "lobby_guest": ["Uneix-te a aquesta partida", "Entra amb aquest nom", "El teu nom"],
         "my_turn": ["El teu torn", "Torna a tirar", "Queden 2 tirades", "Ronda 1 de 12"],
         "their_turn": ["Ara juga Ana", "Queden 2 tirades"],
-        "end": ["Puntuacions finals", "Revenja", "Ana guanya amb"],
+        "end": ["Puntuacions finals", "Revenja", "Ana guanya amb", "1r"],
     },
 }
 
@@ -162,6 +162,23 @@ def test_the_end_of_a_game_is_translated(lang: str):
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
     check_page(ana.get(response["Location"]).content.decode(), lang, EXPECTED[lang]["end"])
+
+
+# Each language's way of writing a rank, from first to sixth (MAX_SEATS).
+ORDINALS = {
+    "en": ["#1", "#2", "#3", "#4", "#5", "#6"],
+    "es": ["1.º", "2.º", "3.º", "4.º", "5.º", "6.º"],
+    "it": ["1º", "2º", "3º", "4º", "5º", "6º"],
+    "ca": ["1r", "2n", "3r", "4t", "5è", "6è"],
+}
+
+
+@pytest.mark.parametrize("lang", list(ORDINALS))
+def test_the_end_screen_writes_every_place_as_its_language_writes_ranks(lang: str):
+    seats = [{"name": f"P{n}", "total": 100 - n} for n in range(MAX_SEATS)]
+    with translation.override(lang):
+        labels = [seat["place_label"] for seat in rendering._places(seats)]
+    assert labels == ORDINALS[lang]
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
