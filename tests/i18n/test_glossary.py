@@ -89,20 +89,77 @@ def test_the_rules_pages_use_the_glossary_terms(lang: str, idea: str) -> None:
     assert entry["stem"].lower() in rules_text(lang).lower()
 
 
+PAGES = "rules pages"
+
+
+def rejected_uses(lang: str, found: dict[str, str], pages: str) -> list[tuple[str, str]]:
+    """(variant, where) for each rejected variant in ``found`` (translations by
+    msgid) or in ``pages`` (the rules pages' words): an ``avoid`` word
+    anywhere, a ``misnames`` word in the entries of the idea it misnames."""
+    uses = []
+    for entry in GLOSSARY[lang]["terms"].values():
+        for word in entry.get("avoid", []):
+            uses += [(word, msgid) for msgid, text in found.items() if contains_word(text, word)]
+            if contains_word(pages, word):
+                uses.append((word, PAGES))
+        for word in entry.get("misnames", []):
+            named = entry["catalog"]
+            uses += [(word, msgid) for msgid in named if contains_word(found[msgid], word)]
+    return uses
+
+
+def variants(langs: list[str], field: str) -> list[tuple[str, str, str]]:
+    """(language, idea, variant) for every variant the glossary lists under ``field``."""
+    return [
+        (lang, idea, word)
+        for lang in langs
+        for idea, entry in GLOSSARY[lang]["terms"].items()
+        for word in entry.get(field, [])
+    ]
+
+
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_no_catalog_entry_and_no_rules_page_uses_a_rejected_variant(lang: str) -> None:
-    entries = GLOSSARY[lang]["terms"].values()
-    rejected = [word for entry in entries for word in entry.get("avoid", [])]
-    assert rejected, "the glossary records no rejected variant for this language"
-    in_catalog = [
-        (word, msgstr)
-        for msgstr in translations(lang).values()
-        for word in rejected
-        if contains_word(msgstr, word)
-    ]
-    on_pages = [word for word in rejected if contains_word(rules_text(lang), word)]
-    assert in_catalog == []
-    assert on_pages == []
+    assert variants([lang], "avoid"), "the glossary records no rejected variant for this language"
+    assert rejected_uses(lang, translations(lang), rules_text(lang)) == []
+
+
+def scrubbed(text: str, word: str) -> str:
+    """``text`` without ``word``: a copy to plant it back into, whatever the real
+    text holds today."""
+    return re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", "", text)
+
+
+def caught(lang: str, word: str, found: dict[str, str], pages: str) -> set[str]:
+    """Where the check finds ``word``: msgids, or the rules pages."""
+    return {where for variant, where in rejected_uses(lang, found, pages) if variant == word}
+
+
+@pytest.mark.parametrize(("lang", "idea", "word"), variants(TRANSLATED, "avoid"))
+def test_a_rejected_variant_planted_in_a_catalog_entry_or_a_rules_page_is_caught(
+    lang: str, idea: str, word: str
+) -> None:
+    found = {msgid: scrubbed(text, word) for msgid, text in translations(lang).items()}
+    pages = scrubbed(rules_text(lang), word)
+    assert caught(lang, word, found, pages) == set()
+    entry = GLOSSARY[lang]["terms"][idea]
+    msgid = entry["catalog"][0] if "catalog" in entry else next(iter(found))
+    assert caught(lang, word, {**found, msgid: f"{found[msgid]} {word}."}, pages) == {msgid}
+    assert caught(lang, word, found, f"{pages} {word}.") == {PAGES}
+
+
+@pytest.mark.parametrize(("lang", "idea", "word"), variants(TRANSLATED, "misnames"))
+def test_a_word_planted_where_it_misnames_an_idea_is_caught_and_allowed_elsewhere(
+    lang: str, idea: str, word: str
+) -> None:
+    found = {msgid: scrubbed(text, word) for msgid, text in translations(lang).items()}
+    pages = rules_text(lang)
+    named = GLOSSARY[lang]["terms"][idea]["catalog"]
+    assert caught(lang, word, found, pages) == set()
+    for msgid in named:
+        assert caught(lang, word, {**found, msgid: word}, pages) == {msgid}
+    elsewhere = next(msgid for msgid in found if msgid not in named)
+    assert caught(lang, word, {**found, elsewhere: word}, f"{pages} {word}.") == set()
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
