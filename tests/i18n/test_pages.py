@@ -66,7 +66,7 @@ EXPECTED = {
     },
     "it": {
         "home": ["Nuova partita", "Il tuo nome", "Posti", "Crea la partita", "Classico 13"],
-        "lobby_host": ["Link d'invito", "Giocatori", "organizzatore", "Inizia la partita"],
+        "lobby_host": ["Link d’invito", "Giocatori", "organizzatore", "Inizia la partita"],
         "lobby_guest": ["Unisciti a questa partita", "Entra con questo nome", "Il tuo nome"],
         "my_turn": ["Tocca a te", "Rilancia", "Restano 2 lanci", "Giro 1 di 12"],
         "their_turn": ["Tocca a Ana", "Restano 2 lanci"],
@@ -74,7 +74,7 @@ EXPECTED = {
     },
     "ca": {
         "home": ["Partida nova", "El teu nom", "Llocs", "Crea la partida", "Clàssic 13"],
-        "lobby_host": ["Enllaç d'invitació", "Jugadors", "amfitrió", "Comença la partida"],
+        "lobby_host": ["Enllaç d’invitació", "Jugadors", "amfitrió", "Comença la partida"],
         "lobby_guest": ["Uneix-te a aquesta partida", "Entra amb aquest nom", "El teu nom"],
         "my_turn": ["El teu torn", "Torna a tirar", "Queden 2 tirades", "Ronda 1 de 12"],
         "their_turn": ["Ara juga Ana", "Queden 2 tirades"],
@@ -196,7 +196,7 @@ def test_a_missing_game_says_so_in_the_language_of_the_link(client: Client, lang
     [
         ("es", "partida", "se unió", "Esperando jugadores"),
         ("it", "partita", "è entrato", "In attesa di giocatori"),
-        ("ca", "partida", "s'hi va unir", "A l'espera de jugadors"),
+        ("ca", "partida", "s’hi va unir", "A l’espera de jugadors"),
     ],
 )
 def test_the_admin_names_models_moves_and_statuses_in_the_staff_members_language(
