@@ -16,14 +16,15 @@ the table template (a button with ``data-action`` and, for fixed fields,
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from games import selectors, services
+from games import limits, selectors, services
 from games.chat import CODES as CHAT_CODES
-from games.models import BOT_LEVELS, CHAT_MAX_LENGTH, MAX_SEATS
+from games.models import BOT_LEVELS, CHAT_MAX_LENGTH, MAX_SEATS, Game
 from games.rules import ACTION_NAMES, DICE, ActionName
 
 MAX_MESSAGE_CHARS = 2048
@@ -142,6 +143,9 @@ class Declaration:
     verb: Callable[..., Any] | None
     answer: Answer
     doc: str  # what it asks, for docs/protocol.md
+    # The verb is also given the sender's client address (``address``), for
+    # the limits that count per address group.
+    addressed: bool = False
 
     @property
     def versioned(self) -> bool:
@@ -150,6 +154,17 @@ class Declaration:
 
 VERSION = Field("version", Whole())
 SEAT = Field("seat", Whole(0, MAX_SEATS - 1))
+
+
+def rematch_counted(*, token: str, guest_id: str, address: str) -> Game:
+    """A rematch asked on the socket: the new game counts against its
+    maker's shares of games created, as one made on the home page does."""
+    return services.game_rematch(
+        token=token,
+        guest_id=guest_id,
+        counted=functools.partial(limits.game_creation, address=address, guest=guest_id),
+    )
+
 
 DECLARATIONS: tuple[Declaration, ...] = (
     Declaration(
@@ -186,9 +201,12 @@ DECLARATIONS: tuple[Declaration, ...] = (
     Declaration(
         "rematch",
         (),
-        services.game_rematch,
+        rematch_counted,
         "push",
-        "after the end, any player: a new game with the same seats",
+        "after the end, any player: a new game with the same seats (the first to ask "
+        "makes it, and it counts against their games an hour: `too_many_games`, "
+        "`site_busy`; the others join it)",
+        addressed=True,
     ),
     Declaration(
         "sync",

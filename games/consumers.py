@@ -241,6 +241,8 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         result: Any = None
         if declaration.verb is not None:
             call = {"token": self.token, "guest_id": self.guest, **fields}
+            if declaration.addressed:
+                call["address"] = self.address
             if MOVES_ON_LOOP and declaration.verb in services.MOVES:
                 # Most moves are settled on the row this process remembers,
                 # here on the loop; the rest lock the row on the game's thread.

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from games import daily, limits
 from games.forms import JoinForm
-from games.guests import ensure_guest_id, guest_id_of, took_a_seat
+from games.guests import guest_id_for, guest_id_of, took_a_seat
 from games.labels import ruleset_name
 from games.messages import error_message
 from games.models import DailyChallenge
@@ -36,19 +36,20 @@ def daily_page(request: HttpRequest) -> HttpResponse:
     tomorrow = daily.daily_challenge(day + timedelta(days=1))
     assert challenge is not None and tomorrow is not None
     form = JoinForm(request.POST or None)
+    status = 200
     if request.method == "POST" and form.is_valid():
-        refused = limits.game_creation_refused(address=request.META.get("REMOTE_ADDR", ""))
-        if refused:
-            form.add_error(None, error_message(refused))
-        else:
-            try:
-                game = daily.daily_enter(
-                    guest_id=ensure_guest_id(request.session), name=form.cleaned_data["name"]
-                )
-            except GameError as error:
+        guest = guest_id_for(request.session)
+        try:
+            with limits.game_creation(address=request.META.get("REMOTE_ADDR", ""), guest=guest):
+                game = daily.daily_enter(guest_id=guest, name=form.cleaned_data["name"])
+        except GameError as error:
+            if error.code not in limits.CREATION_REFUSALS:
                 messages.error(request, error_message(error.code))
                 return redirect("daily")
-            took_a_seat(request)
+            form.add_error(None, error_message(error.code))
+            status = 429
+        else:
+            took_a_seat(request, guest)
             return redirect("game", token=game.token)
     entry = daily.daily_entry_of(challenge, guest_id_of(request.session))
     yesterday = DailyChallenge.objects.filter(day=day - timedelta(days=1)).first()
@@ -65,6 +66,7 @@ def daily_page(request: HttpRequest) -> HttpResponse:
             "board": daily.daily_board(challenge),
             "earlier": _earlier(day),
         },
+        status=status,
     )
 
 

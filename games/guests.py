@@ -11,19 +11,18 @@ from django.http import HttpRequest
 GUEST_KEY = "yacht_guest"
 
 
-def ensure_guest_id(session: MutableMapping[str, Any]) -> str:
-    guest = session.get(GUEST_KEY)
-    if not guest:
-        guest = session[GUEST_KEY] = secrets.token_urlsafe(18)
-    return guest
+def guest_id_for(session: MutableMapping[str, Any]) -> str:
+    """The session's guest id, or a new one that it keeps only if it takes a
+    seat (``took_a_seat``): a refused creation or join writes no session."""
+    return guest_id_of(session) or secrets.token_urlsafe(18)
 
 
 def guest_id_of(session: MutableMapping[str, Any] | None) -> str:
     return (session or {}).get(GUEST_KEY, "") or ""
 
 
-def took_a_seat(request: HttpRequest) -> None:
-    """A new session key once the session holds a seat.
+def took_a_seat(request: HttpRequest, guest: str) -> None:
+    """The session keeps the guest id its seat is bound to, under a new key.
 
     A key known before (planted in the browser by someone else, or seen on a
     shared machine) must not come to own the seat: the guest id moves over
@@ -33,6 +32,7 @@ def took_a_seat(request: HttpRequest) -> None:
     up: the response's save creates it with a fresh key, once. Cycling it
     too wrote it twice (an insert, then an update of the same row).
     """
+    request.session[GUEST_KEY] = guest
     if request.session.session_key is None:
         return
     request.session.cycle_key()

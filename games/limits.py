@@ -9,21 +9,27 @@ two kinds of count:
   what a crowd of sockets slows down, so each process guards its own; the
   shipped nginx configuration caps connections per address in front of all
   of them.
-- Messages and games created, per guest session and per client address
-  (and site-wide for games), in sliding windows counted in Redis when
-  ``REDIS_URL`` is set, so every process adds to the same count; in this
-  process otherwise (the embedded setup has one). If Redis cannot be
-  reached the count falls back to this process: limits stay on, if looser.
-  Socket messages reach Redis in batches (``SharedMessageCounts``).
+- Messages, join posts and games created, per guest session and per
+  client address (and site-wide for games), in sliding windows counted in
+  Redis when ``REDIS_URL`` is set, so every process adds to the same count;
+  in this process otherwise (the embedded setup has one). If Redis cannot
+  be reached the count falls back to this process: limits stay on, if
+  looser. Socket messages reach Redis in batches (``SharedMessageCounts``).
+
+No limit refuses a client because of what others did: the site-wide count
+of games only holds back the address groups above their fair share of it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 import weakref
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +39,7 @@ from django.conf import settings
 from redis.commands.core import AsyncScript, Script
 from redis.exceptions import RedisError
 
+from games.rules import GameError
 from yachtsite.clientaddr import address_group
 
 log = logging.getLogger(__name__)
@@ -105,7 +112,7 @@ _local = _LocalWindows()
 _async_scripts: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, AsyncScript]] = (
     weakref.WeakKeyDictionary()
 )
-_sync_scripts: dict[str, Script] = {}
+_sync_scripts: dict[tuple[str, str], Script] = {}
 # Redis errors are logged once per this many seconds, not once per message.
 _QUIET_SECONDS = 60.0
 _last_complaint = 0.0
@@ -169,19 +176,31 @@ async def _ahits(counted: list[tuple[str, str]], window: int) -> list[float]:
 
 
 def _hit(name: str, who: str, window: int) -> float:
-    windows = [_windows(name, who, window)]
-    if not settings.REDIS_URL:
-        return _local_estimates(windows)[0]
-    script = _sync_scripts.get(settings.REDIS_URL)
+    return _hits([(name, who)], window)[0]
+
+
+def _sync_script(source: str) -> Script:
+    """The script of this source on a blocking client of ``REDIS_URL``."""
+    script = _sync_scripts.get((settings.REDIS_URL, source))
     if script is None:
         client = redis.Redis.from_url(settings.REDIS_URL, **_client_options())
-        script = _sync_scripts[settings.REDIS_URL] = client.register_script(_COUNT_SCRIPT)
+        script = _sync_scripts[settings.REDIS_URL, source] = client.register_script(source)
+    return script
+
+
+def _hits(counted: list[tuple[str, str]], window: int) -> list[float]:
+    """``_ahits`` for blocking code: one hit on each (name, who), in one command."""
+    windows = [_windows(name, who, window) for name, who in counted]
+    if not settings.REDIS_URL:
+        return _local_estimates(windows)
     try:
-        replies = script(keys=_script_keys(windows), args=_script_args(window, [1] * len(windows)))
+        replies = _sync_script(_COUNT_SCRIPT)(
+            keys=_script_keys(windows), args=_script_args(window, [1] * len(windows))
+        )
     except (RedisError, OSError):
         _complain()
-        return _local_estimates(windows)[0]
-    return _estimates(replies, windows)[0]
+        return _local_estimates(windows)
+    return _estimates(replies, windows)
 
 
 # Adds hits to each of the windows KEYS names (for each count, this window's
@@ -349,17 +368,226 @@ async def connect_allowed(*, address: str) -> bool:
     return count <= settings.YACHT_CONNECTS_PER_ADDRESS
 
 
+JOIN_WINDOW = 600
+
+
+def join_allowed(*, address: str, guest: str) -> bool:
+    """Count one post of the join form from this client; False past its
+    share (per address group, and per session when it has one), before any
+    database work."""
+    counted = [("join-addr", address_group(address))]
+    if guest:
+        counted.append(("join-guest", guest))
+    caps = {
+        "join-addr": settings.YACHT_JOINS_PER_ADDRESS,
+        "join-guest": settings.YACHT_JOINS_PER_SESSION,
+    }
+    counts = _hits(counted, JOIN_WINDOW)
+    return all(count <= caps[name] for (name, _), count in zip(counted, counts, strict=True))
+
+
 CREATE_WINDOW = 3600
+# The codes of a creation refused by the limits below (HTTP 429 on a page).
+CREATION_REFUSALS = frozenset({"too_many_games", "site_busy"})
 
 
-def game_creation_refused(*, address: str) -> str | None:
-    """Count one new game from this address: None if it may be created, else
-    the error code of the limit it hit (this address's, or the whole site's)."""
+@dataclass(frozen=True)
+class CreationCounts:
+    """Games created over the last hour, the one being counted included
+    (sliding estimates): by the creator's session, by its address group and
+    by the whole site; and how many address groups created any."""
+
+    session: float
+    group: float
+    site: float
+    groups: float
+
+
+def creation_refusal(counts: CreationCounts) -> str | None:
+    """The code of the share these counts are past, or None.
+
+    A session and an address group each have a share of their own. The
+    site's count alone refuses nobody: once it is past the busy level, a
+    group is refused only while it is above its fair share of that level
+    (the level split among the groups creating games, but never less than
+    ``YACHT_GAMES_PER_HOUR_FAIR_FLOOR``). So the heaviest groups are held
+    back first, and however many clients crowd in, a fresh one always
+    starts a game.
+    """
     if (
-        _hit("create-addr", address_group(address), CREATE_WINDOW)
-        > settings.YACHT_GAMES_PER_HOUR_PER_ADDRESS
+        counts.session > settings.YACHT_GAMES_PER_HOUR
+        or counts.group > settings.YACHT_GAMES_PER_HOUR_PER_ADDRESS
     ):
         return "too_many_games"
-    if _hit("create-site", "all", CREATE_WINDOW) > settings.YACHT_GAMES_PER_HOUR_SITE:
+    busy = settings.YACHT_GAMES_PER_HOUR_SITE
+    fair_share = max(busy / max(counts.groups, 1), settings.YACHT_GAMES_PER_HOUR_FAIR_FLOOR)
+    if counts.site > busy and counts.group > fair_share:
         return "site_busy"
     return None
+
+
+@contextmanager
+def game_creation(*, address: str, guest: str) -> Iterator[None]:
+    """Count one new game against its creator's shares, around its creation.
+
+    Past a share, GameError with the code of ``creation_refusal``, and
+    nothing stays counted; a creation that fails gives its count back too,
+    so the counts are of games made.
+    """
+    now = time.time()
+    counted = _Creation(int(now // CREATE_WINDOW), address_group(address), guest)
+    counts = _creation_counts(counted, now / CREATE_WINDOW - counted.index)
+    refused = creation_refusal(counts)
+    if refused is not None:
+        _give_back(counted)
+        raise GameError(refused)
+    try:
+        yield
+    except BaseException:
+        _give_back(counted)
+        raise
+
+
+@dataclass
+class _Creation:
+    """One game counted: the hour it was counted in, its creator's group and
+    session, and whether Redis counted it (else this process did)."""
+
+    index: int
+    group: str
+    guest: str
+    shared: bool = True
+
+    def keys(self, index: int) -> list[str]:
+        """The group's sorted set, the site's and the session's counts of a window."""
+        return [
+            f"yacht:limit:create-groups:{index}",
+            f"yacht:limit:create-site:{index}",
+            f"yacht:limit:create-guest:{self.guest}:{index}",
+        ]
+
+
+# Counts a game in this hour's keys (``_Creation.keys``) and answers, for this
+# hour and the one before: the group's games, the groups that created any,
+# the site's games and the session's. ARGV[1]: how long a window's keys are
+# kept; ARGV[2]: the group. One command per game created.
+_CREATION_SCRIPT = """
+local ttl, group = ARGV[1], ARGV[2]
+local mine = tonumber(redis.call('ZINCRBY', KEYS[1], 1, group))
+local site = redis.call('INCR', KEYS[2])
+local session = redis.call('INCR', KEYS[3])
+for i = 1, 3 do
+    redis.call('EXPIRE', KEYS[i], ttl)
+end
+return {
+    mine, tonumber(redis.call('ZSCORE', KEYS[4], group) or 0),
+    redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[4]),
+    site, tonumber(redis.call('GET', KEYS[5]) or 0),
+    session, tonumber(redis.call('GET', KEYS[6]) or 0),
+}
+"""
+
+# Takes one game back out of the keys it was counted in; a group left with
+# none leaves the set, so it no longer counts among the groups creating games.
+_GIVE_BACK_SCRIPT = """
+if tonumber(redis.call('ZINCRBY', KEYS[1], -1, ARGV[1])) <= 0 then
+    redis.call('ZREM', KEYS[1], ARGV[1])
+end
+redis.call('DECR', KEYS[2])
+redis.call('DECR', KEYS[3])
+return 1
+"""
+
+
+@dataclass
+class _CreationWindow:
+    groups: Counter[str] = field(default_factory=Counter)
+    sessions: Counter[str] = field(default_factory=Counter)
+    site: int = 0
+
+
+class _LocalCreations:
+    """Games created, counted in this process: the same counts as the
+    scripts above keep in Redis, for this hour and the one before. Pages
+    count from the request thread and rematches from the games' threads."""
+
+    def __init__(self) -> None:
+        self.windows: dict[int, _CreationWindow] = {}
+        self.lock = threading.Lock()
+
+    def count(self, counted: _Creation) -> list[int]:
+        with self.lock:
+            return self._count(counted)
+
+    def _count(self, counted: _Creation) -> list[int]:
+        for old in [index for index in self.windows if index < counted.index - 1]:
+            del self.windows[old]
+        now = self.windows.setdefault(counted.index, _CreationWindow())
+        before = self.windows.get(counted.index - 1, _CreationWindow())
+        now.groups[counted.group] += 1
+        now.sessions[counted.guest] += 1
+        now.site += 1
+        return [
+            now.groups[counted.group],
+            before.groups[counted.group],
+            len(now.groups),
+            len(before.groups),
+            now.site,
+            before.site,
+            now.sessions[counted.guest],
+            before.sessions[counted.guest],
+        ]
+
+    def give_back(self, counted: _Creation) -> None:
+        with self.lock:
+            window = self.windows.get(counted.index)
+            if window is None:
+                return
+            window.site -= 1
+            for counter, key in ((window.groups, counted.group), (window.sessions, counted.guest)):
+                counter[key] -= 1
+                if counter[key] <= 0:
+                    del counter[key]
+
+
+_local_creations = _LocalCreations()
+
+
+def _creation_counts(counted: _Creation, into: float) -> CreationCounts:
+    """Count the game where every process sees it (this process's count
+    if there is no Redis, or it fails); ``into``: how far into its hour."""
+    replies: list[int] | None = None
+    if settings.REDIS_URL:
+        try:
+            replies = _sync_script(_CREATION_SCRIPT)(
+                keys=counted.keys(counted.index) + counted.keys(counted.index - 1),
+                args=[2 * CREATE_WINDOW, counted.group],
+            )
+        except (RedisError, OSError):
+            _complain()
+    if replies is None:
+        counted.shared = False
+        replies = _local_creations.count(counted)
+    mine, mine_before, groups, groups_before, site, site_before, session, session_before = (
+        int(reply) for reply in replies
+    )
+    return CreationCounts(
+        session=_estimate(session, session_before, into),
+        group=_estimate(mine, mine_before, into),
+        site=_estimate(site, site_before, into),
+        # Groups that created games in both hours are one group each: the
+        # larger of the two counts, the hour before weighed as its count is.
+        groups=max(groups, groups_before * (1 - into)),
+    )
+
+
+def _give_back(counted: _Creation) -> None:
+    if not counted.shared:
+        _local_creations.give_back(counted)
+        return
+    try:
+        _sync_script(_GIVE_BACK_SCRIPT)(keys=counted.keys(counted.index), args=[counted.group])
+    except (RedisError, OSError):
+        # Counted in Redis and not taken back: one game too many for an
+        # hour, the safe side of a limit.
+        _complain()

@@ -39,7 +39,11 @@ MESSAGES = {
         "please choose another."
     ),
     "too_many_games": _("You have created many games in the last hour: please wait a while."),
-    "site_busy": _("Very many games are being created just now: please try again in a while."),
+    "site_busy": _(
+        "Very many games are being created just now, many of them from your network: please "
+        "try again in a while."
+    ),
+    "too_many_joins": _("You have tried to join games very often: please wait a few minutes."),
     "bad_seat_count": _("A game has 1 to 6 seats."),
     "unknown_ruleset": _("There is no such rule set."),
     # bots and the advisor

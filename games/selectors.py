@@ -240,13 +240,6 @@ def game_sync(*, token: str, guest_id: str, version: int | None = None) -> Sync:
     return Sync(current, clock_ran_out(status, deadline))
 
 
-def games_hosted_since(guest_id: str, since: datetime) -> int:
-    """Games this guest created from the home page (rematches aside) since ``since``."""
-    return Player.objects.filter(
-        guest_id=guest_id, order=0, game__created_at__gte=since, game__rematch_of__isnull=True
-    ).count()
-
-
 def game_players(game: Game) -> list[Player]:
     return list(game.players.order_by("order"))
 

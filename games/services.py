@@ -8,6 +8,7 @@ nobody hears of a change that could still roll back.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import random
 import secrets
@@ -714,14 +715,26 @@ def game_take_back(*, token: str, guest_id: str) -> Game:
     return game
 
 
-def game_rematch(*, token: str, guest_id: str) -> Game:
-    """A new game with the same seats, started at once; everyone is sent to it."""
-    with transaction.atomic():
+def game_rematch(
+    *,
+    token: str,
+    guest_id: str,
+    counted: Callable[[], contextlib.AbstractContextManager[object]] = contextlib.nullcontext,
+) -> Game:
+    """A new game with the same seats, started at once; everyone is sent to it.
+
+    ``counted`` is entered around the new game's making, and only then: the
+    players who ask once it is made join it uncounted. The socket counts
+    the game there against its creator's shares (``limits.game_creation``),
+    which may refuse it with a GameError.
+    """
+    with transaction.atomic(), contextlib.ExitStack() as counting:
         game = _locked(token)
         players = game_players(game)
         _check(game, players, guest_id, "rematch")
         if game.rematch is not None:
             return game.rematch
+        counting.enter_context(counted())
         # Started now, which is also when its first player was last heard
         # from: from then on the others may hand an absent first player's
         # seat to a bot, as in any other game.

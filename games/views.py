@@ -4,7 +4,6 @@ websocket; pages only create, join and show."""
 from __future__ import annotations
 
 import time
-from datetime import timedelta
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -13,14 +12,14 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import get_template
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import translation
 from django.utils.translation import get_language, get_language_from_path
 from django.views import i18n
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games import daily, limits, records, rules_pages, services
 from games.forms import JoinForm, NewGameForm
-from games.guests import ensure_guest_id, guest_id_of, took_a_seat
+from games.guests import guest_id_for, guest_id_of, took_a_seat
 from games.labels import RULESET_NAMES
 from games.live import live
 from games.messages import error_message
@@ -34,7 +33,6 @@ from games.selectors import (
     game_players,
     game_review,
     game_snapshot,
-    games_hosted_since,
     seat_among,
     seat_of,
     seen_by,
@@ -57,42 +55,35 @@ def _unfinished(request: HttpRequest) -> list[records.MyGame]:
 def home(request: HttpRequest) -> HttpResponse:
     form = NewGameForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        guest = ensure_guest_id(request.session)
-        # A brake on scripts filling the database from one session; the
-        # service itself stays unlimited for the admin, tests and benchmarks.
-        hour_ago = timezone.now() - timedelta(hours=1)
-        refused = (
-            "too_many_games"
-            if games_hosted_since(guest, hour_ago) >= settings.YACHT_GAMES_PER_HOUR
-            # A fresh session per request escapes the count above: the
-            # address, and the whole site, are counted too.
-            else limits.game_creation_refused(address=request.META.get("REMOTE_ADDR", ""))
-        )
-        if refused:
-            form.add_error(None, error_message(refused))
-            return render(
-                request,
-                "games/home.html",
-                {"form": form, "unfinished": _unfinished(request)},
-                status=429,
-            )
+        guest = guest_id_for(request.session)
         try:
-            game = services.game_create(
-                guest_id=guest,
-                name=form.cleaned_data["name"],
-                seat_count=form.cleaned_data["seats"],
-                ruleset=form.cleaned_data["ruleset"],
-                hints=form.cleaned_data["hints"],
-                bot_level=form.cleaned_data["opponents"],
-                watch=form.cleaned_data["watch"],
-                turn_seconds=form.cleaned_data["turn_seconds"] or 0,
-                duplicate=form.cleaned_data["duplicate"],
-                perfect_reference=form.cleaned_data["perfect_reference"],
-            )
+            # A brake on scripts filling the database, per session and per
+            # address (a fresh session per request escapes the first); the
+            # service itself stays unlimited for the admin, tests and benchmarks.
+            with limits.game_creation(address=request.META.get("REMOTE_ADDR", ""), guest=guest):
+                game = services.game_create(
+                    guest_id=guest,
+                    name=form.cleaned_data["name"],
+                    seat_count=form.cleaned_data["seats"],
+                    ruleset=form.cleaned_data["ruleset"],
+                    hints=form.cleaned_data["hints"],
+                    bot_level=form.cleaned_data["opponents"],
+                    watch=form.cleaned_data["watch"],
+                    turn_seconds=form.cleaned_data["turn_seconds"] or 0,
+                    duplicate=form.cleaned_data["duplicate"],
+                    perfect_reference=form.cleaned_data["perfect_reference"],
+                )
         except GameError as error:
             form.add_error(None, error_message(error.code))
+            if error.code in limits.CREATION_REFUSALS:
+                return render(
+                    request,
+                    "games/home.html",
+                    {"form": form, "unfinished": _unfinished(request)},
+                    status=429,
+                )
         else:
-            took_a_seat(request)
+            took_a_seat(request, guest)
             if game.status == Game.Status.LOBBY and (
                 game.seat_count == 1 or form.cleaned_data["opponents"]
             ):
@@ -206,19 +197,24 @@ def review_page(request: HttpRequest, token: str) -> HttpResponse:
 
 @require_POST
 def join(request: HttpRequest, token: str) -> HttpResponse:
+    # Counted before the game is looked up: a script posting joins in a loop
+    # costs a counter, not the database. (The messages below travel in a
+    # cookie, so a refused join writes no session either.)
+    if not limits.join_allowed(
+        address=request.META.get("REMOTE_ADDR", ""), guest=guest_id_of(request.session)
+    ):
+        messages.error(request, error_message("too_many_joins"))
+        return redirect("game", token=token)
     game = _game_or_404(token)
     form = JoinForm(request.POST)
     if form.is_valid():
+        guest = guest_id_for(request.session)
         try:
-            services.game_join(
-                token=game.token,
-                guest_id=ensure_guest_id(request.session),
-                name=form.cleaned_data["name"],
-            )
+            services.game_join(token=game.token, guest_id=guest, name=form.cleaned_data["name"])
         except GameError as error:
             messages.error(request, error_message(error.code))
         else:
-            took_a_seat(request)
+            took_a_seat(request, guest)
     else:
         messages.error(request, error_message("bad_name"))
     return redirect("game", token=game.token)

@@ -89,6 +89,7 @@ def fresh_limits() -> Iterator[None]:
 
     def clear() -> None:
         limits._local.counts.clear()
+        limits._local_creations.windows.clear()
         limits._messages = limits.SharedMessageCounts()
         limits.sockets.open.clear()
         if settings.REDIS_URL:

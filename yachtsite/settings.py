@@ -289,11 +289,22 @@ CONTENT_SECURITY_POLICY = {
 }
 # Games one guest session may create per hour before the form refuses.
 YACHT_GAMES_PER_HOUR = env.int("YACHT_GAMES_PER_HOUR", default=20)
-# Games one client address, and the whole site, may create per hour (a fresh
-# session per request must not escape the limit above). An address may be a
-# household or a school behind one router, hence more than one session's.
+# Games one client address may create per hour (a fresh session per request
+# must not escape the limit above). An address may be a household or a
+# school behind one router, hence more than one session's.
 YACHT_GAMES_PER_HOUR_PER_ADDRESS = env.int("YACHT_GAMES_PER_HOUR_PER_ADDRESS", default=60)
+# The whole site's busy level, not a cap: past this many games an hour, the
+# address groups creating the most are held to their fair share of it (this
+# number split among the groups creating games, never less than the floor).
+# A group within its share, a fresh visitor above all, is never refused for
+# what others created (games/limits.py, docs/security.md).
 YACHT_GAMES_PER_HOUR_SITE = env.int("YACHT_GAMES_PER_HOUR_SITE", default=3000)
+YACHT_GAMES_PER_HOUR_FAIR_FLOOR = env.int("YACHT_GAMES_PER_HOUR_FAIR_FLOOR", default=10)
+# Posts of a game's join form per guest session and per client address over
+# 10 minutes, refused or not: past them the post is refused before any
+# database work.
+YACHT_JOINS_PER_SESSION = env.int("YACHT_JOINS_PER_SESSION", default=20)
+YACHT_JOINS_PER_ADDRESS = env.int("YACHT_JOINS_PER_ADDRESS", default=60)
 # Open game sockets per client address, per guest session and per game, in
 # each server process: past a cap the socket is told too_many_sockets and
 # closed with 4029.

@@ -28,9 +28,12 @@ def server(django_db_setup, django_db_blocker) -> Iterator[DaphneProcess]:
     # Every browser test creates its games from 127.0.0.1 on this one server,
     # which on the embedded profile counts them in its own memory for the
     # whole session (fresh_limits clears Redis and the test process only):
-    # past 60 the hourly cap per address refused the suite's next game. The
-    # cap is for the public; tests/security/test_creation_limits.py tests it.
-    daphne = DaphneProcess(env={"YACHT_GAMES_PER_HOUR_PER_ADDRESS": "100000"}).start()
+    # past 60 the hourly cap per address refused the suite's next game, and
+    # joins are counted the same way. The caps are for the public;
+    # tests/security/test_creation_limits.py and test_joins.py test them.
+    daphne = DaphneProcess(
+        env={"YACHT_GAMES_PER_HOUR_PER_ADDRESS": "100000", "YACHT_JOINS_PER_ADDRESS": "100000"}
+    ).start()
     yield daphne
     daphne.stop()
 

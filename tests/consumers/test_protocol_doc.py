@@ -16,7 +16,6 @@ PAGE = Path(__file__).resolve().parents[2] / PROTOCOL_DOC
 PAGE_ONLY = {
     "bad_name",
     "bad_name_characters",
-    "too_many_games",
     "bad_seat_count",
     "unknown_ruleset",
     "no_such_game",

@@ -1,23 +1,27 @@
-"""Games created are limited per client address and site-wide, not only per
-session; games of bots alone pause while nobody watches; stale lobbies and
+"""Games created are limited per client address, not only per session, and
+a busy site holds back the address groups creating the most, never a fresh
+one; games of bots alone pause while nobody watches; stale lobbies and
 expired sessions are cleaned by a command."""
 
 from __future__ import annotations
 
 import asyncio
 import html
+import time
 from datetime import timedelta
 from io import StringIO
 
 import pytest
+import redis
 from asgiref.sync import sync_to_async
+from django.conf import settings as django_settings
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
 from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone, translation
 
-from games import services
+from games import limits, services
 from games.messages import error_message
 from games.models import Game
 
@@ -43,12 +47,71 @@ def test_fresh_sessions_from_one_address_are_held_to_the_addresss_hourly_limit(s
 
 
 @pytest.mark.django_db
-def test_the_whole_site_creates_at_most_its_hourly_limit(settings):
-    settings.YACHT_GAMES_PER_HOUR_SITE = 4
-    assert [create(f"192.0.2.{n}") for n in range(6)] == [302] * 4 + [429] * 2
-    page = Client(REMOTE_ADDR="192.0.2.99").post("/en/", FORM)
-    assert error_message("site_busy") in page.content.decode()
-    assert Game.objects.count() == 4
+@pytest.mark.parametrize("page", ["/en/", "/en/daily/"])
+def test_a_crowd_of_address_groups_within_their_limits_cannot_stop_a_fresh_one_starting_a_game(
+    settings, page
+):
+    settings.YACHT_GAMES_PER_HOUR_PER_ADDRESS = 3
+    settings.YACHT_GAMES_PER_HOUR_SITE = 60
+    settings.YACHT_GAMES_PER_HOUR_FAIR_FLOOR = 1
+    # Fifty groups, each keeping within its own three games an hour, take
+    # turns: far past the site's busy level of sixty between them.
+    crowd = [create(f"198.51.100.{n}") for _ in range(3) for n in range(50)]
+    assert crowd.count(302) == 60 and crowd.count(429) == 90
+    assert Game.objects.count() == 60
+    # A fresh IPv4 address and a fresh IPv6 /64 still start theirs.
+    for address in ("203.0.113.9", "2001:db8:7::1"):
+        started = Client(REMOTE_ADDR=address).post(page, {**FORM, "name": "Fresh"})
+        assert started.status_code == 302, html.unescape(started.content.decode())
+        assert started["Location"].startswith("/en/g/")
+    assert Game.objects.count() == 62
+
+
+@pytest.mark.django_db
+def test_past_the_busy_level_the_heaviest_address_group_is_refused_first(settings):
+    settings.YACHT_GAMES_PER_HOUR_PER_ADDRESS = 100
+    settings.YACHT_GAMES_PER_HOUR_SITE = 10
+    settings.YACHT_GAMES_PER_HOUR_FAIR_FLOOR = 1
+    assert [create("192.0.2.1") for _ in range(8)] == [302] * 8
+    assert [create("192.0.2.2") for _ in range(2)] == [302] * 2
+    # Busy now: a fair share is 10 split between the two groups, 5 each.
+    refused = Client(REMOTE_ADDR="192.0.2.1").post("/en/", FORM)
+    assert refused.status_code == 429
+    assert error_message("site_busy") in html.unescape(refused.content.decode())
+    # The lighter group goes on up to its share, and is then refused too.
+    assert [create("192.0.2.2") for _ in range(4)] == [302, 302, 302, 429]
+    assert Game.objects.count() == 13
+    if django_settings.REDIS_URL:
+        # Counted where every process sees it: one sorted set of groups an hour.
+        client = redis.Redis.from_url(django_settings.REDIS_URL, decode_responses=True)
+        hour = int(time.time() // limits.CREATE_WINDOW)
+        groups = client.zrange(f"yacht:limit:create-groups:{hour}", 0, -1, withscores=True)
+        client.close()
+        assert groups == [("192.0.2.2", 5.0), ("192.0.2.1", 8.0)]
+
+
+@pytest.mark.django_db
+def test_a_refused_creation_writes_no_session(settings):
+    settings.YACHT_GAMES_PER_HOUR_PER_ADDRESS = 1
+    assert create("192.0.2.5") == 302
+    assert Session.objects.count() == 1
+    for page in ("/en/", "/en/daily/"):
+        refused = Client(REMOTE_ADDR="192.0.2.5").post(page, FORM)
+        assert refused.status_code == 429
+        assert error_message("too_many_games") in html.unescape(refused.content.decode())
+        assert settings.SESSION_COOKIE_NAME not in refused.cookies
+    assert Session.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_only_games_made_count_against_an_address_not_creations_that_failed(settings):
+    settings.YACHT_GAMES_PER_HOUR_PER_ADDRESS = 2
+    client = Client(REMOTE_ADDR="192.0.2.6")
+    for _ in range(3):
+        failed = client.post("/en/", {**FORM, "name": "Ana\u202eevil"})
+        assert failed.status_code == 200
+        assert error_message("bad_name_characters") in html.unescape(failed.content.decode())
+    assert [create("192.0.2.6") for _ in range(3)] == [302, 302, 429]
 
 
 @pytest.mark.django_db
