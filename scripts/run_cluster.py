@@ -7,7 +7,8 @@ layer (``DATABASE_URL``, ``REDIS_URL``; defaults below), runs the migrations
 once first, and, when Debian's ``nginx`` is installed, puts it in front with
 deploy/nginx.conf (the same rules docker-compose uses). Without nginx the
 daphne ports are printed and used directly: any of them serves any game.
-Ctrl-C stops everything.
+Ctrl-C stops everything. Behind a TLS terminator of your own, name its
+address (``--tls-terminator 127.0.0.1``) and set ``DJANGO_HTTPS=1``.
 
 The test suite and bench/live_play.py start their processes through
 ``Cluster`` too, so what they measure is what this script runs.
@@ -287,6 +288,14 @@ def main(argv: list[str] | None = None) -> None:
         "--proxy-port", type=int, default=8000, help="nginx's port, when nginx is installed"
     )
     parser.add_argument("--no-proxy", action="store_true")
+    parser.add_argument(
+        "--tls-terminator",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="the address of a TLS terminator in front of nginx, whose "
+        "X-Forwarded-For and X-Forwarded-Proto nginx believes (repeatable)",
+    )
     args = parser.parse_args(argv)
     cluster = Cluster(
         processes=args.processes,
@@ -294,6 +303,7 @@ def main(argv: list[str] | None = None) -> None:
         redis_url=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
         ports=[args.base_port + i for i in range(args.processes)],
         proxy_port=None if args.no_proxy else args.proxy_port,
+        proxy_tls_terminators=args.tls_terminator,
     )
     cluster.migrate()
     cluster.start()
