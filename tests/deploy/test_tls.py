@@ -336,7 +336,9 @@ async def open_socket_as(front: Front, token: str, address: str) -> ClientConnec
     )
 
 
-def test_nginx_counts_one_ipv6_64_as_one_client_for_open_sockets(front: Front) -> None:
+def sockets_opened(front: Front, addresses: list[str]) -> list[int | str]:
+    """Open a socket on behalf of each address in turn, keeping every one
+    open until the last: "open", or the status nginx refused it with."""
     ana = Browser(front, "127.0.0.2")
     made = ana.post_form("/en/", "/en/", {"name": "Ana", "seats": "2", "ruleset": "yacht"})
     token = made.headers["Location"].split("/")[-2]
@@ -345,23 +347,36 @@ def test_nginx_counts_one_ipv6_64_as_one_client_for_open_sockets(front: Front) -
         held: list[ClientConnection] = []
         outcomes: list[int | str] = []
         try:
-            for address in ("2001:db8:0:1::1", "2001:db8:0:1::2"):
-                ws = await open_socket_as(front, token, address)
-                await ws.recv()
-                held.append(ws)
-            # The same /64 written out in full, then another /64 and an IPv4
-            # address written as IPv6.
-            for address in ("2001:0db8:0000:0001:0000:0000:0000:0003", "2001:db8:0:2::1"):
+            for address in addresses:
                 try:
                     ws = await open_socket_as(front, token, address)
                 except InvalidStatus as refused:
                     outcomes.append(refused.response.status_code)
                 else:
-                    outcomes.append("open")
+                    await ws.recv()
                     held.append(ws)
+                    outcomes.append("open")
         finally:
             for ws in held:
                 await ws.close()
         return outcomes
 
-    assert asyncio.run(scenario()) == [429, "open"]
+    return asyncio.run(scenario())
+
+
+def test_nginx_counts_one_ipv6_64_as_one_client_for_open_sockets(front: Front) -> None:
+    # Two of a /64, the same /64 written out in full and in another
+    # compressed form, then another /64.
+    addresses = [
+        "2001:db8:0:1::1",
+        "2001:db8:0:1::2",
+        "2001:0db8:0000:0001:0000:0000:0000:0003",
+        "2001:db8::1:ffff:0:0:4",
+        "2001:db8:0:2::1",
+    ]
+    assert sockets_opened(front, addresses) == ["open", "open", 429, 429, "open"]
+
+
+def test_nginx_counts_an_ipv4_address_written_as_ipv6_as_that_address(front: Front) -> None:
+    addresses = ["198.51.100.1", "::ffff:198.51.100.1", "::ffff:c633:6401", "198.51.100.2"]
+    assert sockets_opened(front, addresses) == ["open", "open", 429, "open"]
