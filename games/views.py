@@ -37,14 +37,32 @@ from games.selectors import (
     seat_of,
     seen_by,
 )
+from yachtsite import outage
 
 
 @require_GET
 def health(request: HttpRequest) -> JsonResponse:
-    """This process is up; with its open sockets and what it could not deliver
-    (pushes that failed to leave, messages dropped from a full inbox, work
-    that crashed), for an operator's monitoring. Touches no database."""
-    return JsonResponse({"status": "ok", "sockets": live.sockets, "counts": dict(live.counts)})
+    """For an operator's monitoring (nginx does not serve it to the public):
+    whether the database and Redis answer, this process's open sockets and
+    what it could not deliver (pushes that failed to leave, messages dropped
+    from a full inbox, work that crashed).
+
+    503 with the database down: no page can be served. Redis down is
+    "degraded": pages and games on one process go on, the limits count in
+    each process, pushes no longer cross processes."""
+    database = outage.database_answers()
+    redis = outage.redis_answers()
+    status = "down" if not database else "degraded" if redis is False else "ok"
+    return JsonResponse(
+        {
+            "status": status,
+            "database": "up" if database else "down",
+            "redis": "not used" if redis is None else "up" if redis else "down",
+            "sockets": live.sockets,
+            "counts": dict(live.counts),
+        },
+        status=200 if database else 503,
+    )
 
 
 def _unfinished(request: HttpRequest) -> list[records.MyGame]:

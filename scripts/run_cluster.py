@@ -7,7 +7,8 @@ layer (``DATABASE_URL``, ``REDIS_URL``; defaults below), runs the migrations
 once first, and, when Debian's ``nginx`` is installed, puts it in front with
 deploy/nginx.conf (the same rules docker-compose uses). Without nginx the
 daphne ports are printed and used directly: any of them serves any game.
-Ctrl-C stops everything.
+Ctrl-C stops everything. Behind a TLS terminator of your own, name its
+address (``--tls-terminator 127.0.0.1``) and set ``DJANGO_HTTPS=1``.
 
 The test suite and bench/live_play.py start their processes through
 ``Cluster`` too, so what they measure is what this script runs.
@@ -25,6 +26,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,19 +59,24 @@ def loopback_nginx_conf(
     work: Path,
     *,
     sockets_per_address: int | None = None,
+    tls_terminators: Sequence[str] = (),
 ) -> str:
     """deploy/nginx.conf with loopback upstreams, wrapped as a whole config
     that a non-root nginx can run from ``work``.
 
     ``sockets_per_address`` replaces the config's cap on open sockets per
     client address: a load test's players all come from 127.0.0.1, as the
-    servers' own limits are raised for it (``LOAD_TEST_LIMITS``)."""
+    servers' own limits are raised for it (``LOAD_TEST_LIMITS``).
+    ``tls_terminators`` replaces the addresses whose X-Forwarded-For and
+    X-Forwarded-Proto nginx believes: none by default, as on loopback
+    nobody terminates TLS in front of it unless a test puts something there."""
     snippet = (ROOT / "deploy" / "nginx.conf").read_text()
     servers = "\n".join(f"    server 127.0.0.1:{port};" for port in daphne_ports)
     snippet, swapped = re.subn(r"^\s*server app:8000;$", servers, snippet, flags=re.M)
     snippet, relisted = re.subn(
         r"^(\s*)listen 80;$", rf"\1listen 127.0.0.1:{listen_port};", snippet, flags=re.M
     )
+    snippet, trusted = _name_tls_terminators(snippet, tls_terminators)
     capped = 1
     if sockets_per_address is not None:
         snippet, capped = re.subn(
@@ -78,7 +85,7 @@ def loopback_nginx_conf(
             snippet,
             flags=re.M,
         )
-    if swapped != 1 or relisted != 1 or capped != 1:
+    if swapped != 1 or relisted != 1 or capped != 1 or not trusted:
         raise RuntimeError("deploy/nginx.conf no longer has the lines this script replaces")
     temp = "\n".join(
         f"    {kind}_temp_path {work / kind};"
@@ -90,6 +97,21 @@ def loopback_nginx_conf(
         "events { worker_connections 8192; }\n"
         f"http {{\n    access_log off;\n{temp}\n{snippet}\n}}\n"
     )
+
+
+def _name_tls_terminators(snippet: str, terminators: Sequence[str]) -> tuple[str, bool]:
+    """The config with its two lists of TLS terminators replaced by
+    ``terminators``, and whether both lists were found."""
+    realip = "".join(f"set_real_ip_from {address};\n" for address in terminators)
+    snippet, lists = re.subn(r"(?:^set_real_ip_from \S+;\n)+", realip, snippet, flags=re.M)
+    geo = "".join(f"    {address} 1;\n" for address in terminators)
+    snippet, geos = re.subn(
+        r"(^geo \$realip_remote_addr \$from_tls_terminator \{\n    default 0;\n)(?:    \S+ 1;\n)+",
+        lambda found: found.group(1) + geo,
+        snippet,
+        flags=re.M,
+    )
+    return snippet, lists == 1 and geos == 1
 
 
 class Cluster:
@@ -104,6 +126,7 @@ class Cluster:
         ports: list[int] | None = None,
         proxy_port: int | None = None,
         proxy_sockets_per_address: int | None = None,
+        proxy_tls_terminators: Sequence[str] = (),
         application: str = "yachtsite.asgi:application",
         env: dict[str, str] | None = None,
         name: str = "cluster",
@@ -115,6 +138,7 @@ class Cluster:
         self.ports = ports or [free_port() for _ in range(processes)]
         self.proxy_port = proxy_port
         self.proxy_sockets_per_address = proxy_sockets_per_address
+        self.proxy_tls_terminators = proxy_tls_terminators
         self.application = application
         self.work = ROOT / "var" / name
         self.env = {
@@ -202,6 +226,7 @@ class Cluster:
                 self.proxy_port,
                 self.work,
                 sockets_per_address=self.proxy_sockets_per_address,
+                tls_terminators=self.proxy_tls_terminators,
             )
         )
         log = self.work / "nginx.log"
@@ -263,6 +288,14 @@ def main(argv: list[str] | None = None) -> None:
         "--proxy-port", type=int, default=8000, help="nginx's port, when nginx is installed"
     )
     parser.add_argument("--no-proxy", action="store_true")
+    parser.add_argument(
+        "--tls-terminator",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="the address of a TLS terminator in front of nginx, whose "
+        "X-Forwarded-For and X-Forwarded-Proto nginx believes (repeatable)",
+    )
     args = parser.parse_args(argv)
     cluster = Cluster(
         processes=args.processes,
@@ -270,6 +303,7 @@ def main(argv: list[str] | None = None) -> None:
         redis_url=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
         ports=[args.base_port + i for i in range(args.processes)],
         proxy_port=None if args.no_proxy else args.proxy_port,
+        proxy_tls_terminators=args.tls_terminator,
     )
     cluster.migrate()
     cluster.start()

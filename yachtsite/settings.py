@@ -56,6 +56,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "yachtsite.outage.DatabaseDownMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes asks: it turns a throttled sign-in into its page.
     "axes.middleware.AxesMiddleware",
@@ -93,6 +94,16 @@ DATABASES = {
         default=f"sqlite:///{SQLITE_PATH}",
     )
 }
+# Seconds a page (or a socket) waits for a connection to PostgreSQL, from the
+# pool or a new one, before answering that the database is not answering
+# (yachtsite/outage.py). Waiting 10 s only made a player wait for a 500.
+YACHT_DB_TIMEOUT = env.float("YACHT_DB_TIMEOUT", default=3.0)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # libpq's own wait for a server that does not answer: none by default
+    # (and two seconds at least).
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = max(
+        2, round(YACHT_DB_TIMEOUT)
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers go on while one writer works; IMMEDIATE takes the write
     # lock when a transaction opens, so concurrent writers queue (up to the
@@ -121,7 +132,7 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.b
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,
         "max_size": env.int("YACHT_DB_POOL_SIZE", default=20),
-        "timeout": 10,
+        "timeout": YACHT_DB_TIMEOUT,
     }
 else:
     # Closing the connection after every use made PostgreSQL several times slower.
@@ -254,6 +265,9 @@ HTTPS = env.bool("DJANGO_HTTPS", default=False)
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS
 SECURE_SSL_REDIRECT = HTTPS
+# Monitoring asks each app process directly over plain HTTP (nginx keeps
+# /health/ from the public).
+SECURE_REDIRECT_EXEMPT = [r"^health/$"]
 SECURE_HSTS_SECONDS = 60 * 60 * 24 * 365 if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 SECURE_HSTS_PRELOAD = HTTPS

@@ -134,3 +134,39 @@ def test_every_package_the_project_names_is_pinned_in_the_lock_the_image_install
     assert wanted <= pinned, wanted - pinned
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "pip install -c requirements.lock ." in dockerfile
+
+
+def test_the_proxy_believes_the_same_tls_terminators_for_the_client_and_for_the_scheme() -> None:
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    realip = re.findall(r"^set_real_ip_from (\S+);$", conf, flags=re.M)
+    geo = conf[conf.index("geo $realip_remote_addr $from_tls_terminator {") :]
+    geo = geo[: geo.index("}")]
+    assert realip
+    assert re.findall(r"^    (\S+) 1;$", geo, flags=re.M) == realip
+    assert "real_ip_recursive on;" in conf
+    # Both locations name the client and the scheme from what was settled.
+    assert conf.count("proxy_set_header X-Forwarded-Proto $forwarded_proto;") == 2
+    assert conf.count("proxy_set_header X-Forwarded-For $remote_addr;") == 2
+    assert "$http_x_forwarded" not in conf.replace(
+        '"$from_tls_terminator:$http_x_forwarded_proto"', ""
+    )
+
+
+@pytest.mark.skipif(
+    shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists(),
+    reason="Debian's nginx is not installed",
+)
+def test_on_loopback_the_proxy_believes_only_the_terminators_it_is_given(tmp_path: Path) -> None:
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    alone = loopback_nginx_conf([18081], 18080, tmp_path)
+    fronted = loopback_nginx_conf([18081], 18080, tmp_path, tls_terminators=["127.0.0.1", "::1"])
+    assert "set_real_ip_from" not in alone
+    assert "set_real_ip_from 127.0.0.1;\nset_real_ip_from ::1;\n" in fronted
+    assert "    default 0;\n    127.0.0.1 1;\n    ::1 1;\n}" in fronted
+    for text in (alone, fronted):
+        conf = tmp_path / "nginx.conf"
+        conf.write_text(text)
+        checked = subprocess.run(
+            [nginx, "-t", "-p", str(tmp_path), "-c", str(conf)], capture_output=True, text=True
+        )
+        assert checked.returncode == 0, checked.stderr

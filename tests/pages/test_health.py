@@ -1,5 +1,6 @@
-"""The health endpoint tells an operator the process is up, with its open
-sockets and what it could not deliver, without touching the database."""
+"""The health endpoint tells an operator whether the database and Redis
+answer, with this process's open sockets and what it could not deliver.
+(With either of them down: tests/deploy/test_outage.py.)"""
 
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -7,16 +8,21 @@ from django.test.utils import CaptureQueriesContext
 from games.live import live
 
 
-def test_health_answers_with_the_processes_counts_and_reads_no_database(client, db):
+def test_health_answers_with_the_processes_counts_after_one_question_to_the_database(
+    client, db, settings
+):
+    settings.REDIS_URL = ""
     live.counts["pushes_failed"] += 1
     with CaptureQueriesContext(connection) as queries:
         response = client.get("/health/")
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "ok"
+    assert body["database"] == "up"
+    assert body["redis"] == "not used"
     assert body["counts"]["pushes_failed"] == live.counts["pushes_failed"]
     assert isinstance(body["sockets"], int)
-    assert len(queries) == 0
+    assert len(queries) == 1
 
 
 def test_health_refuses_anything_but_get(client, db):
