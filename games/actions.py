@@ -205,7 +205,7 @@ DECLARATIONS: tuple[Declaration, ...] = (
         "push",
         "after the end, any player: a new game with the same seats (the first to ask "
         "makes it, and it counts against their games an hour: `too_many_games`, "
-        "`site_busy`; the others join it)",
+        "`site_busy`, `creating_too_fast`; the others join it)",
         addressed=True,
     ),
     Declaration(

@@ -388,7 +388,7 @@ def join_allowed(*, address: str, guest: str) -> bool:
 
 CREATE_WINDOW = 3600
 # The codes of a creation refused by the limits below (HTTP 429 on a page).
-CREATION_REFUSALS = frozenset({"too_many_games", "site_busy"})
+CREATION_REFUSALS = frozenset({"too_many_games", "site_busy", "creating_too_fast"})
 
 
 @dataclass(frozen=True)
@@ -435,7 +435,16 @@ def game_creation(*, address: str, guest: str) -> Iterator[None]:
     so the counts are of games made.
     """
     now = time.time()
-    counted = _Creation(int(now // CREATE_WINDOW), address_group(address), guest)
+    group = address_group(address)
+    # The hourly shares bound how many games a group makes, not how fast:
+    # fifty groups each spending theirs at once cost the process every
+    # other game's pushes. Attempts are paced (refused ones count too:
+    # they cost a request each) well above what a person clicks.
+    if _hit("create-pace", group, settings.YACHT_GAMES_PACE_SECONDS) > (
+        settings.YACHT_GAMES_PACE_PER_ADDRESS
+    ):
+        raise GameError("creating_too_fast")
+    counted = _Creation(int(now // CREATE_WINDOW), group, guest)
     counts = _creation_counts(counted, now / CREATE_WINDOW - counted.index)
     refused = creation_refusal(counts)
     if refused is not None:

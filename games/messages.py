@@ -43,6 +43,9 @@ MESSAGES = {
         "Very many games are being created just now, many of them from your network: please "
         "try again in a while."
     ),
+    "creating_too_fast": _(
+        "Several games were just started from your network: try again in a few seconds."
+    ),
     "too_many_joins": _("You have tried to join games very often: please wait a few minutes."),
     "bad_seat_count": _("A game has 1 to 6 seats."),
     "unknown_ruleset": _("There is no such rule set."),

@@ -307,6 +307,11 @@ YACHT_GAMES_PER_HOUR = env.int("YACHT_GAMES_PER_HOUR", default=20)
 # must not escape the limit above). An address may be a household or a
 # school behind one router, hence more than one session's.
 YACHT_GAMES_PER_HOUR_PER_ADDRESS = env.int("YACHT_GAMES_PER_HOUR_PER_ADDRESS", default=60)
+# Games (tries included) one client address may start in a row: this many
+# over YACHT_GAMES_PACE_SECONDS, so a crowd of addresses spending their
+# hourly shares at once is spread out (docs/security.md).
+YACHT_GAMES_PACE_PER_ADDRESS = env.int("YACHT_GAMES_PACE_PER_ADDRESS", default=3)
+YACHT_GAMES_PACE_SECONDS = env.int("YACHT_GAMES_PACE_SECONDS", default=20)
 # The whole site's busy level, not a cap: past this many games an hour, the
 # address groups creating the most are held to their fair share of it (this
 # number split among the groups creating games, never less than the floor).

@@ -32,7 +32,11 @@ def server(django_db_setup, django_db_blocker) -> Iterator[DaphneProcess]:
     # joins are counted the same way. The caps are for the public;
     # tests/security/test_creation_limits.py and test_joins.py test them.
     daphne = DaphneProcess(
-        env={"YACHT_GAMES_PER_HOUR_PER_ADDRESS": "100000", "YACHT_JOINS_PER_ADDRESS": "100000"}
+        env={
+            "YACHT_GAMES_PER_HOUR_PER_ADDRESS": "100000",
+            "YACHT_GAMES_PACE_PER_ADDRESS": "100000",
+            "YACHT_JOINS_PER_ADDRESS": "100000",
+        }
     ).start()
     yield daphne
     daphne.stop()

@@ -10,6 +10,7 @@ import html
 import time
 from datetime import timedelta
 from io import StringIO
+from types import SimpleNamespace
 
 import pytest
 import redis
@@ -26,6 +27,13 @@ from games.messages import error_message
 from games.models import Game
 
 FORM = {"name": "Ana", "seats": 1, "ruleset": "yacht"}
+
+
+@pytest.fixture(autouse=True)
+def hourly_shares_alone(settings):
+    """These tests spend hourly shares in a moment: the pace of a group's
+    games in a row is tested on its own, below."""
+    settings.YACHT_GAMES_PACE_PER_ADDRESS = 100_000
 
 
 def create(address: str, language: str = "en") -> int:
@@ -185,3 +193,22 @@ def test_clean_stale_deletes_old_lobbies_and_expired_sessions_and_nothing_else()
     assert set(Game.objects.values_list("pk", flat=True)) == {new_lobby.pk, old_game.pk}
     assert list(Session.objects.values_list("session_key", flat=True)) == [live.session_key]
     assert "deleted 1 stale lobbies and 1 expired sessions" in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_a_group_starting_games_in_a_row_is_paced_while_a_fresh_group_starts_at_once(
+    settings, monkeypatch
+):
+    settings.YACHT_GAMES_PACE_PER_ADDRESS = 3
+    settings.YACHT_GAMES_PACE_SECONDS = 20
+    start = time.time()
+    now = [start]
+    monkeypatch.setattr(
+        limits, "time", SimpleNamespace(time=lambda: now[0], monotonic=time.monotonic)
+    )
+    assert [create("198.51.100.7") for _ in range(5)] == [302] * 3 + [429] * 2
+    page = Client(REMOTE_ADDR="198.51.100.7").post("/en/", FORM)
+    assert error_message("creating_too_fast") in html.unescape(page.content.decode())
+    assert create("2001:db8:9::1") == 302, "another group is not held back by this one"
+    now[0] = start + 45  # two windows on, the group's tries have aged out
+    assert create("198.51.100.7") == 302
