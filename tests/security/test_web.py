@@ -145,14 +145,17 @@ def test_a_session_may_create_twenty_games_an_hour_then_the_form_says_to_wait(
     assert Client().post(f"/{language}/", form).status_code == 302
 
 
-def test_games_older_than_an_hour_do_not_count_against_the_limit(client, monkeypatch):
+def test_games_older_than_an_hour_do_not_count_against_the_limit(client, monkeypatch, settings):
+    settings.YACHT_GAMES_PACE_PER_ADDRESS = 100_000
     form = {"name": "Ana", "seats": 1, "ruleset": "yacht"}
     start = time.time()
     clock = SimpleNamespace(time=lambda: start, monotonic=time.monotonic)
     monkeypatch.setattr(limits, "time", clock)
     for _ in range(settings.YACHT_GAMES_PER_HOUR):
         client.post("/en/", form)
-    assert client.post("/en/", form).status_code == 429
+    refused = client.post("/en/", form)
+    assert refused.status_code == 429
+    assert error_message("too_many_games") in refused.content.decode()
     clock.time = lambda: start + 2 * limits.CREATE_WINDOW
     assert client.post("/en/", form).status_code == 302
 
