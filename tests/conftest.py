@@ -81,6 +81,17 @@ def close_helper_connections() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def every_sync_reads_the_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sync is how the socket tests ask the database what was committed
+    (``Client.nothing_new``, the hostile oracle): in-process sockets read it
+    on every ask. Sockets' memory of what they were sent is tested on its own
+    (tests/consumers/test_sync_reads.py), and servers the tests start keep it."""
+    from games import consumers
+
+    monkeypatch.setattr(consumers, "SYNC_READS_EVERY", 0.0)
+
+
+@pytest.fixture(autouse=True)
 def fresh_limits() -> Iterator[None]:
     """Every test starts with no messages, games or sockets counted against anyone."""
     from django.conf import settings

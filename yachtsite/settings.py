@@ -333,6 +333,9 @@ YACHT_SOCKETS_PER_GAME = env.int("YACHT_SOCKETS_PER_GAME", default=100)
 # New sockets per client address over 10 seconds (a reconnecting browser
 # backs off to far fewer): past it, too_many_sockets and 4029 too.
 YACHT_CONNECTS_PER_ADDRESS = env.int("YACHT_CONNECTS_PER_ADDRESS", default=30)
+# Seconds between two syncs of one socket that read the game; a sync asked
+# sooner is answered from what the socket was last sent (games/consumers.py).
+YACHT_SYNC_READS_EVERY = env.float("YACHT_SYNC_READS_EVERY", default=1.0)
 # Each socket's own messages: a burst, then a steady rate (games/consumers.py).
 YACHT_SOCKET_MESSAGE_BURST = env.int("YACHT_SOCKET_MESSAGE_BURST", default=30)
 YACHT_SOCKET_MESSAGES_PER_SECOND = env.float("YACHT_SOCKET_MESSAGES_PER_SECOND", default=5.0)

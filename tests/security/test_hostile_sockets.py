@@ -59,6 +59,9 @@ def test_hostile_messages_from_every_kind_of_sender_never_break_a_rule_or_a_row(
     # The same for the limits counted across a client's sockets (tested on
     # their own in test_shared_limits.py).
     settings.YACHT_MESSAGES_PER_SESSION = 10**9
+    # Rematches come faster than any address may start games in a row
+    # (tested in test_creation_limits.py and test_rematch_limits.py).
+    settings.YACHT_GAMES_PACE_PER_ADDRESS = 10**9
     stats = Stats()
 
     @hypothesis.settings(
