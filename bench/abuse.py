@@ -106,11 +106,9 @@ class Client:
             return str(response.url)
 
     def create(self, seats: int) -> str:
-        return self.create_with({"seats": str(seats)})
-
-    def create_with(self, fields: dict[str, str]) -> str:
-        """A game from the home form with ``fields`` over its defaults: its token."""
-        url = self.post_form("/en/", "/en/", {"name": "Host", "ruleset": "yacht", **fields})
+        url = self.post_form(
+            "/en/", "/en/", {"name": "Host", "seats": str(seats), "ruleset": "yacht"}
+        )
         found = GAME_PATH.search(url)
         assert found is not None, url
         return found.group(1)
