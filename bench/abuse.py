@@ -56,7 +56,8 @@ does weighs on both alike; and once alone, before they come. The attackers
 run in a process of their own, as they would on machines of their own.
 
 Per attack it prints the victims' p50/p99/max alone, resting and attacking,
-the p99 ratio attacking / resting against the goal of at most 2x, and what
+the p99 ratios attacking / resting and attacking / alone against the goal
+of at most 2x (both: an attack's backlog can slow a resting phase), and what
 the attackers got (answers, refusals by code, close codes, games created,
 sockets held). Bounded: loopback only, each phase ``--seconds`` long, each
 attacker's count set by the limits.
@@ -756,11 +757,12 @@ async def run(
     first = summary("alone", alone)
     unloaded = summary("resting", quiet)
     loaded = summary("attacking", loud)
-    ratio = loaded["p99"] / unloaded["p99"]
+    ratios = (loaded["p99"] / unloaded["p99"], loaded["p99"] / first["p99"])
+    # Against both: a backlog the attack left behind can slow a resting phase too.
     print(
-        f"victims' p99, attacking / resting: {ratio:.2f}x, "
-        f"{'PASS' if ratio <= GOAL else 'FAIL'} against {GOAL:g}x "
-        f"(attacking / alone, before the attackers came: {loaded['p99'] / first['p99']:.2f}x)"
+        f"victims' p99, attacking / resting: {ratios[0]:.2f}x, attacking / alone "
+        f"(before the attackers came): {ratios[1]:.2f}x: "
+        f"{'PASS' if max(ratios) <= GOAL else 'FAIL'} (goal: both at most {GOAL:g}x)"
     )
     print(f"attackers: {damage.report()}")
     for phase, visited in visits:
