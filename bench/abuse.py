@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.abuse [--seconds 10] [--rounds 3] [--victims 4]
         [--attack spectators,churners,creator] [--addresses 50]
         [--attack creation,tables,botwatch,chat,ipv6]
-        [--database-url URL --redis-url URL]
+        [--database-url URL --redis-url URL] [--port N]
 
 Starts one daphne (SQLite and the in-memory layer by default; PostgreSQL and
 Redis with the URLs), trusting 127.0.0.1 as its proxy so that each client
@@ -103,9 +103,9 @@ RECONNECTS_PER_SECOND = 1.0
 # The figure for "Just watch" games per address.
 WATCHED_PER_ADDRESS = 12
 # Spectators open one after another, leaving the churners their share of
-# the connect rate (together 2.25 a second of the 3 allowed: the server's
-# windows are estimates, and a refused socket costs a retry); the victims
-# are measured once they are all open.
+# the address's connect rate (the server's windows are estimates, and a
+# refused socket costs a retry); the victims are measured once they are
+# all open.
 SPECTATOR_OPEN_EVERY = 0.8
 # After a refusal the attacker waits this long before trying again: it
 # keeps at its worst within the limits instead of hammering past them.
@@ -789,6 +789,7 @@ def main(argv: list[str] | None = None) -> None:
         "--database-url", default=f"sqlite:///{ROOT / 'var' / 'bench-abuse.sqlite3'}"
     )
     parser.add_argument("--redis-url", default="")
+    parser.add_argument("--port", type=int, default=0, help="the server's (default: a free one)")
     args = parser.parse_args(argv)
     named = [name for name in args.attack.split(",") if name]
     unknown = set(named) - set(PARTS) - set(CROWD_ATTACKS)
@@ -818,6 +819,7 @@ def attack(kind: str, detail: Any, args: argparse.Namespace) -> None:
         processes=1,
         database_url=args.database_url,
         redis_url=args.redis_url,
+        ports=[args.port] if args.port else None,
         env={"YACHT_TRUSTED_PROXIES": "127.0.0.1"},
         name="bench-abuse",
     )
