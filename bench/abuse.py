@@ -1,50 +1,82 @@
-"""One client doing its worst within the limits, and what other games feel.
+"""Clients doing their worst within the limits, and what other games feel.
 
     .venv/bin/python -m bench.abuse [--seconds 10] [--rounds 3] [--victims 4]
-        [--attack spectators,churners,creator] [--database-url URL --redis-url URL]
+        [--attack spectators,churners,creator] [--addresses 50]
+        [--attack creation,tables,botwatch,chat,ipv6]
+        [--database-url URL --redis-url URL] [--port N]
 
 Starts one daphne (SQLite and the in-memory layer by default; PostgreSQL and
 Redis with the URLs), trusting 127.0.0.1 as its proxy so that each client
 can be given its own address in X-Forwarded-For. Victim games of two
 players (four by default, each from addresses of its own) play on at a
-human-ish pace (a move every 100 ms, alternating seats). One attacker, from
-one address, opens and holds every socket its address may open:
+human-ish pace (a move every 100 ms, alternating seats). The limits the
+attackers keep within are read from the server's own settings, never
+written here.
 
-- one seat of its own solitaire, moving as fast as its socket may (5 a
-  second, every roll a turn allows; a finished game is rematched);
+``spectators``, ``churners`` and ``creator`` are parts of one attacker,
+from one address, that opens and holds every socket its address may open:
+
+- one seat of its own solitaire, moving as fast as its socket may (every
+  roll a turn allows; a finished game is rematched), always;
 - spectators of that game, following it to each rematch and sending `sync`
-  just within the address's shared message rate (14.5 a second in all);
+  just within the address's shared message rate;
 - a few sockets that close and reopen (all new sockets of the address
   together stay under its connect rate);
 - game creation from fresh cookie-less sessions as fast as it is answered.
 
-Staying within the limits is the worst it can do: past them its sockets
-are closed and its new ones refused, which costs the server less; after a
-refusal it backs off. ``--attack`` picks the parts besides the mover, to
-see which one costs the victims what.
+The other attacks each come from a crowd of ``--addresses`` addresses,
+every one within its own limits, and each runs against a server of its own
+(a creation flood's count lasts an hour):
+
+- ``creation``: each address creates its hour's games (each from a fresh
+  session) as fast as they are answered; a visitor from a fresh address
+  creates a game in every phase, and once more after the phases, when the
+  flood has gone on till every address has spent its hour's games; its
+  answers and times are reported;
+- ``tables``: each address opens as many sockets as its connect rate lets
+  through at once to a game of its own and asks for the table (`sync`
+  without a version) within its message rate;
+- ``botwatch``: each address creates 12 "Just watch" games of bots and
+  watches each from a socket (at rest the sockets are closed: games of
+  bots alone pause);
+- ``chat``: the addresses' sockets fill games up to the game's socket cap
+  and chat within each address's message rate;
+- ``ipv6``: addresses of one IPv6 /64 open sockets to one game, each as
+  many as its connect rate lets through, up to the game's socket cap; the
+  report says how many the /64 got.
+
+Staying within the limits is the worst they can do: past them sockets are
+closed and new ones refused, which costs the server less; after a refusal
+an attacker backs off.
 
 The victims' push latency (the mover's send to the other player's receipt
 of that version) is measured in phases that alternate, ``--rounds`` times:
-the attacker resting (its sockets open and silent), then attacking, so that
-whatever else the machine does weighs on both alike; and once alone, before
-the attacker comes. The attacker runs in a
-process of its own, as it would on a machine of its own.
+the attackers resting, then attacking, so that whatever else the machine
+does weighs on both alike; and once alone, before they come. The attackers
+run in a process of their own, as they would on machines of their own.
 
-It prints the victims' p50/p99/max while the attacker rests and while it
-attacks, their ratio, and what the attacker got (answers, refusals by code,
-close codes, games created). Bounded: loopback only, each phase
-``--seconds`` long.
+Per attack it prints the victims' p50/p99/max alone, resting and attacking,
+the p99 ratios attacking / resting and attacking / alone against the goal
+of at most 2x (both: an attack's backlog can slow a resting phase), and what
+the attackers got (answers, refusals by code, close codes, games created,
+sockets held). Bounded: loopback only, each phase ``--seconds`` long, each
+attacker's count set by the limits.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import html
 import json
+import math
 import multiprocessing
 import statistics
+import subprocess
+import sys
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from http.cookiejar import CookieJar
 from pathlib import Path
@@ -62,25 +94,36 @@ from scripts.run_cluster import Cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACKER = "198.51.100.66"
+VISITOR = "192.0.2.{}"
 MOVE_EVERY = 0.1
-# Just under the default shared limits of one address: 200 messages and 30
-# new sockets per 10 s (the mover's 5 a second count towards the first).
-SYNCS_PER_SECOND = 14.5
+# Of each limit the attackers use this share: the server's windows are
+# estimates, and a refusal would cost them a back-off.
+WITHIN = 0.9
 RECONNECTS_PER_SECOND = 1.0
-# All new sockets together: the churners' share, and spectators opening
-# or following a rematch.
-CONNECTS_PER_SECOND = 2.5
+# The issue's figure for "Just watch" games per address.
+WATCHED_PER_ADDRESS = 12
 # Spectators open one after another, leaving the churners their share of
-# the connect rate (together 2.25 a second of the 3 allowed: the server's
-# windows are estimates, and a refused socket costs a retry); the victims
-# are measured once they are all open.
+# the address's connect rate (the server's windows are estimates, and a
+# refused socket costs a retry); the victims are measured once they are
+# all open.
 SPECTATOR_OPEN_EVERY = 0.8
 # After a refusal the attacker waits this long before trying again: it
 # keeps at its worst within the limits instead of hammering past them.
 BACK_OFF = 2.0
 # After the attack starts or stops, before the victims are measured.
 SETTLE = 1.0
+# The goal: the victims' p99 while attacked at most this many times at rest.
+GOAL = 2.0
 PARTS = ("spectators", "churners", "creator")
+CROWD_ATTACKS = ("creation", "tables", "botwatch", "chat", "ipv6")
+ONE_FORM = {"name": "Host", "seats": "1", "ruleset": "yacht"}
+WATCH_FORM = {
+    "name": "Host",
+    "seats": "2",
+    "ruleset": "yacht",
+    "opponents": "beginner",
+    "watch": "on",
+}
 
 
 class Client:
@@ -106,9 +149,7 @@ class Client:
             return str(response.url)
 
     def create(self, seats: int) -> str:
-        url = self.post_form(
-            "/en/", "/en/", {"name": "Host", "seats": str(seats), "ruleset": "yacht"}
-        )
+        url = self.post_form("/en/", "/en/", {**ONE_FORM, "seats": str(seats)})
         found = GAME_PATH.search(url)
         assert found is not None, url
         return found.group(1)
@@ -124,6 +165,83 @@ class Client:
             max_size=2**22,
             open_timeout=30,
         )
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The server's limits, as its own settings say (they change as the
+    limits do), and its error messages in English, to tell a refusal's code."""
+
+    settings: dict[str, float]
+    window: float
+    messages: dict[str, str]
+
+    @classmethod
+    def of(cls, cluster: Cluster) -> Limits:
+        probe = (
+            "import json, django; django.setup()\n"
+            "from django.conf import settings\n"
+            "from django.utils import translation\n"
+            "from games import limits, messages\n"
+            "translation.activate('en')\n"
+            "print(json.dumps({'settings': {n: getattr(settings, n) for n in dir(settings)"
+            " if n.startswith('YACHT_') and type(getattr(settings, n)) in (int, float)},"
+            " 'window': limits.MESSAGE_WINDOW,"
+            " 'messages': {c: str(m) for c, m in messages.MESSAGES.items()}}))"
+        )
+        found = subprocess.run(
+            [sys.executable, "-c", probe],
+            env=cluster.env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return cls(**json.loads(found.stdout))
+
+    def __getitem__(self, name: str) -> int:
+        return int(self.settings[f"YACHT_{name}"])
+
+    @property
+    def address_rate(self) -> float:
+        """Messages a second one address may send, all its sockets together."""
+        return WITHIN * self["MESSAGES_PER_ADDRESS"] / self.window
+
+    @property
+    def socket_rate(self) -> float:
+        return WITHIN * self.settings["YACHT_SOCKET_MESSAGES_PER_SECOND"]
+
+    @property
+    def connects_at_once(self) -> int:
+        """New sockets one address may open at once: its connect rate's window
+        and its open sockets both bound them."""
+        return min(self["CONNECTS_PER_ADDRESS"], self["SOCKETS_PER_ADDRESS"])
+
+    def code_of(self, page: str) -> str:
+        text = html.unescape(page)
+        return next((code for code, message in self.messages.items() if message in text), "?")
+
+
+@dataclass
+class Creation:
+    status: int
+    seconds: float
+    code: str = ""
+    token: str = ""
+
+
+def attempt_creation(client: Client, form: dict[str, str], limits: Limits) -> Creation:
+    """``client`` fills the home page's form: what it got, how fast."""
+    began = time.perf_counter()
+    try:
+        url = client.post_form("/en/", "/en/", form)
+    except HTTPError as refusal:
+        page = refusal.read().decode()
+        return Creation(refusal.code, time.perf_counter() - began, limits.code_of(page))
+    found = GAME_PATH.search(url)
+    return Creation(
+        200, time.perf_counter() - began, "" if found else "form", found.group(1) if found else ""
+    )
 
 
 def next_move(state: dict[str, Any]) -> dict[str, Any]:
@@ -194,28 +312,78 @@ class Damage:
     errors: Counter[str] = field(default_factory=Counter)
     closes: Counter[int | None] = field(default_factory=Counter)
     refused_handshakes: int = 0
+    handshakes: Counter[int] = field(default_factory=Counter)
     connects: int = 0
+    opened: int = 0
+    held: int = 0
     created: int = 0
     creation_refused: int = 0
+    creations: Counter[str] = field(default_factory=Counter)
     followed: int = 0
+
+    def report(self) -> str:
+        return (
+            f"{self.answers} answers, errors {dict(self.errors)}, closes {dict(self.closes)}, "
+            f"{self.opened} sockets opened ({self.held} still open at the end of an attack), "
+            f"{self.refused_handshakes} handshakes refused "
+            f"{dict(self.handshakes)}, {self.connects} reconnects, {self.created} games created, "
+            f"{self.creation_refused} creations refused {dict(self.creations)}, "
+            f"spectators followed {self.followed} rematches"
+        )
+
+
+async def drain(ws: ClientConnection, damage: Damage, latest: dict[str, Any] | None = None) -> None:
+    """Read a socket to its end, counting its answers, errors and close code;
+    with ``latest``, keep the table's state there."""
+    try:
+        async for text in ws:
+            damage.answers += 1
+            if latest is None and not str(text).startswith('{"type": "error"'):
+                continue  # a spectator's table: nothing in it to act on
+            message = json.loads(text)
+            if message["type"] == "error":
+                damage.errors[message["code"]] += 1
+            elif latest is not None and message["type"] == "table":
+                latest.update(message["state"])
+    except ConnectionClosed:
+        pass
+    received = ws.protocol.close_rcvd
+    damage.closes[received.code if received else None] += 1
+
+
+class Phases:
+    """The attackers' view of the bench's phases: rest while ``active`` is
+    clear, stop at ``done`` or past ``seconds``."""
+
+    def __init__(self, seconds: float, active: Any, done: Any) -> None:
+        self.stop = time.perf_counter() + seconds
+        self.active = active
+        self.done = done
+
+    def over(self) -> bool:
+        return bool(self.done.is_set()) or time.perf_counter() >= self.stop
+
+    async def resting(self) -> None:
+        while not self.active.is_set() and not self.over():
+            await asyncio.sleep(0.05)
+
+    async def attacking(self) -> None:
+        while self.active.is_set() and not self.over():
+            await asyncio.sleep(0.05)
 
 
 async def attacker(
-    base: str, seconds: float, sockets_allowed: int, parts: set[str], active: Any, done: Any
+    base: str, phases: Phases, limits: Limits, parts: set[str], ready: Any
 ) -> Damage:
-    """The attack, for at most ``seconds`` or until ``done`` is set; while
-    ``active`` is clear it rests, its sockets open and silent."""
+    """One address's attack, while ``phases`` says so; at rest its sockets
+    stay open and silent."""
     damage = Damage()
     me = Client(base, ATTACKER)
     token = await asyncio.to_thread(me.create, 1)
-    stop = time.perf_counter() + seconds
-
-    def over() -> bool:
-        return done.is_set() or time.perf_counter() >= stop
-
-    async def resting() -> None:
-        while not active.is_set() and not over():
-            await asyncio.sleep(0.05)
+    over, resting = phases.over, phases.resting
+    # The mover's socket sends at its own rate; the spectators share the rest.
+    syncs_per_second = limits.address_rate - limits.socket_rate
+    connects_per_second = WITHIN * limits["CONNECTS_PER_ADDRESS"] / limits.window
 
     # Every new socket of the address, whichever task opens it, waits its
     # turn: together they stay under the address's connect rate.
@@ -226,33 +394,17 @@ async def attacker(
         nonlocal last_connect
         async with pace:
             await asyncio.sleep(
-                max(0.0, last_connect + 1 / CONNECTS_PER_SECOND - time.perf_counter())
+                max(0.0, last_connect + 1 / connects_per_second - time.perf_counter())
             )
             last_connect = time.perf_counter()
         return await me.socket(watching, cookie=False)
-
-    async def drain(ws: ClientConnection, latest: dict[str, Any] | None = None) -> None:
-        try:
-            async for text in ws:
-                damage.answers += 1
-                if latest is None and not str(text).startswith('{"type": "error"'):
-                    continue  # a spectator's table: nothing in it to act on
-                message = json.loads(text)
-                if message["type"] == "error":
-                    damage.errors[message["code"]] += 1
-                elif latest is not None and message["type"] == "table":
-                    latest.update(message["state"])
-        except ConnectionClosed:
-            pass
-        received = ws.protocol.close_rcvd
-        damage.closes[received.code if received else None] += 1
 
     async def mover() -> None:
         nonlocal token
         while not over():
             ws = await me.socket(token)
             latest: dict[str, Any] = {}
-            reader = asyncio.create_task(drain(ws, latest))
+            reader = asyncio.create_task(drain(ws, damage, latest))
             while not over() and not reader.done():
                 await resting()
                 if latest.get("rematch"):
@@ -272,8 +424,8 @@ async def attacker(
                         await ws.send(json.dumps(move))
                     except ConnectionClosed:
                         break
-                # The socket's own rate: a burst, then 5 a second.
-                await asyncio.sleep(0.2)
+                # The socket's own rate, past its burst.
+                await asyncio.sleep(1 / limits.socket_rate)
             await ws.close()
             await reader
             if latest.get("rematch"):
@@ -289,14 +441,14 @@ async def attacker(
                 damage.refused_handshakes += 1
                 await asyncio.sleep(BACK_OFF)
                 continue
-            reader = asyncio.create_task(drain(ws))
+            reader = asyncio.create_task(drain(ws, damage))
             while not over() and not reader.done() and token == watching:
                 await resting()
                 try:
                     await ws.send('{"action": "sync"}')
                 except ConnectionClosed:
                     break
-                await asyncio.sleep(spectators / SYNCS_PER_SECOND)
+                await asyncio.sleep(spectators / syncs_per_second)
             await ws.close()
             await reader
             if token != watching:
@@ -325,43 +477,192 @@ async def attacker(
             await ws.close()
             await asyncio.sleep(churners / RECONNECTS_PER_SECOND)
 
-    def creator() -> None:
+    async def creator() -> None:
         while not over():
-            if not active.is_set():
-                time.sleep(0.05)
-                continue
-            try:
-                Client(base, ATTACKER).create(1)
-                damage.created += 1
-            except (HTTPError, AssertionError):
-                damage.creation_refused += 1
-                time.sleep(BACK_OFF / 4)
+            await resting()
+            if not await create_counted(Client(base, ATTACKER), ONE_FORM, limits, damage):
+                await asyncio.sleep(BACK_OFF / 4)
+
+    async def opened() -> None:
+        await asyncio.sleep((spectators + 1) * SPECTATOR_OPEN_EVERY)
+        ready.set()
 
     churners = 4
     # One slot per churner spare: a closed socket is counted until the server sees it go.
-    spectators = sockets_allowed - 1 - 2 * churners
-    tasks = [mover()]
+    spectators = limits["SOCKETS_PER_ADDRESS"] - 1 - 2 * churners
+    tasks = [mover(), opened()]
     if "spectators" in parts:
         tasks += [spectator(n) for n in range(spectators)]
     if "churners" in parts:
         tasks += [churner() for _ in range(churners)]
     if "creator" in parts:
-        tasks.append(asyncio.to_thread(creator))
+        tasks.append(creator())
     await asyncio.gather(*tasks)
     return damage
 
 
+async def create_counted(
+    client: Client, form: dict[str, str], limits: Limits, damage: Damage
+) -> str:
+    """One creation by ``client``, counted: the game's token, or ''."""
+    got = await asyncio.to_thread(attempt_creation, client, form, limits)
+    if got.token:
+        damage.created += 1
+    else:
+        damage.creation_refused += 1
+        damage.creations[f"{got.status} {got.code}"] += 1
+    return got.token
+
+
+async def open_counted(
+    client: Client, token: str, damage: Damage, *, cookie: bool = False
+) -> ClientConnection | None:
+    """A socket to ``token``, or None if the server refused it (counted by status)."""
+    try:
+        ws = await client.socket(token, cookie=cookie)
+    except InvalidStatus as refusal:
+        damage.refused_handshakes += 1
+        damage.handshakes[refusal.response.status_code] += 1
+        return None
+    damage.opened += 1
+    return ws
+
+
+async def open_many(client: Client, tokens: list[str], damage: Damage) -> list[ClientConnection]:
+    """A socket to each of ``tokens`` at once, those the server let in."""
+    opened = await asyncio.gather(*(open_counted(client, token, damage) for token in tokens))
+    return [ws for ws in opened if ws is not None]
+
+
+async def talk(ws: ClientConnection, message: str, every: float, phases: Phases) -> None:
+    """Send ``message`` every ``every`` seconds while attacking, till the socket closes."""
+    while not phases.over() and ws.state.name == "OPEN":
+        await phases.resting()
+        try:
+            await ws.send(message)
+        except ConnectionClosed:
+            return
+        await asyncio.sleep(every)
+
+
+async def crowd(
+    kind: str, base: str, phases: Phases, limits: Limits, addresses: list[str], ready: Any
+) -> Damage:
+    """``kind``'s attack from every one of ``addresses``, each within its own limits."""
+    damage = Damage()
+    clients = [Client(base, address) for address in addresses]
+    readers: list[asyncio.Task[None]] = []
+    held: list[ClientConnection] = []
+
+    def hold(sockets: list[ClientConnection]) -> None:
+        held.extend(sockets)
+        readers.extend(asyncio.create_task(drain(ws, damage)) for ws in sockets)
+
+    async def let_go() -> None:
+        damage.held = max(damage.held, sum(ws.state.name == "OPEN" for ws in held))
+        await asyncio.gather(*(ws.close() for ws in held))
+        held.clear()
+
+    async def host(client: Client) -> str:
+        return await create_counted(client, ONE_FORM, limits, damage)
+
+    if kind == "creation":
+        ready.set()
+
+        async def flood(address: str) -> None:
+            for _ in range(limits["GAMES_PER_HOUR_PER_ADDRESS"]):
+                await phases.resting()
+                if phases.over():
+                    return
+                # A fresh session each time: a session's own count is lower.
+                await create_counted(Client(base, address), ONE_FORM, limits, damage)
+
+        await asyncio.gather(*(flood(address) for address in addresses))
+    elif kind in ("tables", "chat"):
+        each = limits.connects_at_once
+        # Tables: a game per address. Chat: the crowd's sockets fill games
+        # up to the game's cap, each game hosted by its first address.
+        per_game = each if kind == "tables" else limits["SOCKETS_PER_GAME"]
+        games = math.ceil(len(clients) * each / per_game)
+        tokens = await asyncio.gather(*(host(clients[g * per_game // each]) for g in range(games)))
+        opened = await asyncio.gather(
+            *(
+                open_many(client, [tokens[(n * each + k) // per_game] for k in range(each)], damage)
+                for n, client in enumerate(clients)
+            )
+        )
+        ready.set()
+        message = '{"action": "sync"}' if kind == "tables" else '{"action": "chat", "text": "spam"}'
+        talkers = []
+        for sockets in opened:
+            hold(sockets)
+            # The address's rate shared by its sockets, none past its own.
+            every = max(len(sockets) / limits.address_rate, 1 / limits.socket_rate)
+            talkers += [talk(ws, message, every, phases) for ws in sockets]
+        await asyncio.gather(*talkers)
+    elif kind == "botwatch":
+        count = min(
+            WATCHED_PER_ADDRESS, limits["GAMES_PER_HOUR_PER_ADDRESS"], limits.connects_at_once
+        )
+        watchers = [Client(base, client.address) for client in clients for _ in range(count)]
+
+        # Each watcher's own session creates its game: its socket is the host's.
+        tokens = await asyncio.gather(
+            *(create_counted(watcher, WATCH_FORM, limits, damage) for watcher in watchers)
+        )
+        ready.set()
+        while not phases.over():
+            # Watching is the attack: at rest nobody watches, and the games pause.
+            watching = await asyncio.gather(
+                *(
+                    open_counted(w, t, damage, cookie=True)
+                    for w, t in zip(watchers, tokens, strict=True)
+                    if t
+                )
+            )
+            hold([ws for ws in watching if ws is not None])
+            await phases.attacking()
+            await let_go()
+            await phases.resting()
+    elif kind == "ipv6":
+        token = await host(clients[0])
+        wanted = limits["SOCKETS_PER_GAME"]
+        for client in clients:
+            tries = min(limits.connects_at_once, wanted)
+            wanted -= tries
+            hold(await open_many(client, [token] * tries, damage))
+        ready.set()
+        while not phases.over():
+            await asyncio.sleep(0.05)
+    await let_go()
+    await asyncio.gather(*readers, return_exceptions=True)
+    return damage
+
+
 def attack_from_process(
+    kind: str,
     base: str,
     seconds: float,
-    sockets_allowed: int,
-    parts: set[str],
+    limits: Limits,
+    detail: Any,
     active: Any,
     done: Any,
+    ready: Any,
     results: Any,
 ) -> None:
+    """The attack ``kind`` ("single", its parts in ``detail``; else a crowd
+    attack from the addresses in ``detail``), run in a process of its own."""
+
+    async def attack() -> Damage:
+        # Every address's creation waits on a thread of its own.
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=64))
+        phases = Phases(seconds, active, done)
+        if kind == "single":
+            return await attacker(base, phases, limits, detail, ready)
+        return await crowd(kind, base, phases, limits, detail, ready)
+
     try:
-        results.put(asyncio.run(attacker(base, seconds, sockets_allowed, parts, active, done)))
+        results.put(asyncio.run(attack()))
     except Exception as failure:
         # As plain text: some exceptions (an HTTPError holding its response)
         # cannot cross between processes.
@@ -390,53 +691,85 @@ async def victims(base: str, seconds: float, games: int) -> list[float]:
     return [latency for latencies in played for latency in latencies]
 
 
+async def visit(base: str, limits: Limits, n: int, seconds: float) -> Creation:
+    """A visitor from a fresh address, some time into a phase, starts a game."""
+    await asyncio.sleep(seconds)
+    return await asyncio.to_thread(
+        attempt_creation, Client(base, VISITOR.format(200 + n)), ONE_FORM, limits
+    )
+
+
 async def run(
-    base: str, seconds: float, rounds: int, sockets_allowed: int, games: int, parts: set[str]
+    base: str,
+    seconds: float,
+    rounds: int,
+    games: int,
+    limits: Limits,
+    kind: str,
+    detail: Any,
 ) -> None:
-    # The attacker is a process of its own, as it would be a machine of its
-    # own: its clients' work must not slow the victims' clients down.
+    # The attackers are a process of their own, as they would be machines
+    # of their own: their clients' work must not slow the victims' clients down.
     context = multiprocessing.get_context("spawn")
-    active, done, results = context.Event(), context.Event(), context.Queue()
+    active, done, ready, results = (
+        context.Event(),
+        context.Event(),
+        context.Event(),
+        context.Queue(),
+    )
     active.set()
-    ramp = (sockets_allowed + 1) * SPECTATOR_OPEN_EVERY
-    longest = ramp + rounds * 2 * (seconds + SETTLE + 30) + 60
+    longest = rounds * 2 * (seconds + SETTLE + 30) + 180
     attack = context.Process(
         target=attack_from_process,
-        args=(base, longest, sockets_allowed, parts, active, done, results),
+        args=(kind, base, longest, limits, detail, active, done, ready, results),
     )
     alone = await victims(base, seconds, games)
     attack.start()
-    await asyncio.sleep(ramp)  # every socket the address may have is open
+    # Every socket the attackers may have is open (their games created).
+    await asyncio.to_thread(ready.wait, longest)
     quiet: list[float] = []
     loud: list[float] = []
+    visits: list[tuple[str, Creation]] = []
     # Resting and attacking phases alternate, so whatever else the machine
     # is doing weighs on both alike.
     for _ in range(rounds):
-        active.clear()
-        await asyncio.sleep(SETTLE)
-        quiet += await victims(base, seconds, games)
+        for phase, latencies in (("resting", quiet), ("attacking", loud)):
+            (active.clear if phase == "resting" else active.set)()
+            await asyncio.sleep(SETTLE)
+            measured, visited = await asyncio.gather(
+                victims(base, seconds, games), visit(base, limits, len(visits), seconds / 2)
+            )
+            latencies += measured
+            visits.append((f"while {phase}", visited))
+    if kind == "creation":
+        # The flood goes on till every address has spent its hour's games
+        # (the reviewer's visitors were refused from then on); then one more
+        # visitor comes.
         active.set()
-        await asyncio.sleep(SETTLE)
-        loud += await victims(base, seconds, games)
-    done.set()
-    damage = await asyncio.to_thread(results.get, True, 120)
+        damage = await asyncio.to_thread(results.get, True, longest)
+        visits.append(("after the flood", await visit(base, limits, len(visits), 0)))
+    else:
+        done.set()
+        damage = await asyncio.to_thread(results.get, True, 180)
     attack.join(30)
     if isinstance(damage, str):
         raise RuntimeError(damage)
     first = summary("alone", alone)
     unloaded = summary("resting", quiet)
     loaded = summary("attacking", loud)
+    ratios = (loaded["p99"] / unloaded["p99"], loaded["p99"] / first["p99"])
+    # Against both: a backlog the attack left behind can slow a resting phase too.
     print(
-        f"attacker: {damage.answers} answers, errors {dict(damage.errors)}, "
-        f"closes {dict(damage.closes)}, {damage.connects} reconnects, "
-        f"{damage.refused_handshakes} handshakes refused, {damage.created} games created, "
-        f"{damage.creation_refused} creations refused, "
-        f"spectators followed {damage.followed} rematches"
+        f"victims' p99, attacking / resting: {ratios[0]:.2f}x, attacking / alone "
+        f"(before the attackers came): {ratios[1]:.2f}x: "
+        f"{'PASS' if max(ratios) <= GOAL else 'FAIL'} (goal: both at most {GOAL:g}x)"
     )
-    print(
-        f"victims' p99, attacking / resting: {loaded['p99'] / unloaded['p99']:.2f}x "
-        f"(attacking / alone, before the attacker came: {loaded['p99'] / first['p99']:.2f}x)"
-    )
+    print(f"attackers: {damage.report()}")
+    for phase, visited in visits:
+        print(
+            f"fresh visitor, {phase}: HTTP {visited.status}"
+            f"{' ' + visited.code if visited.code else ''} in {visited.seconds:.2f} s"
+        )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -446,38 +779,70 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--attack",
         default=",".join(PARTS),
-        help=f"which parts of the attack run besides the mover (default: all of {','.join(PARTS)})",
+        help=f"parts of the one-address attack besides the mover ({','.join(PARTS)}) "
+        f"and crowd attacks, each run on its own ({','.join(CROWD_ATTACKS)}); "
+        f"default: {','.join(PARTS)}",
     )
+    parser.add_argument("--addresses", type=int, default=50, help="addresses of each crowd attack")
     parser.add_argument("--victims", type=int, default=4, help="victim games played at once")
     parser.add_argument(
         "--database-url", default=f"sqlite:///{ROOT / 'var' / 'bench-abuse.sqlite3'}"
     )
     parser.add_argument("--redis-url", default="")
+    parser.add_argument("--port", type=int, default=0, help="the server's (default: a free one)")
     args = parser.parse_args(argv)
-    sockets_allowed = 40
+    named = [name for name in args.attack.split(",") if name]
+    unknown = set(named) - set(PARTS) - set(CROWD_ATTACKS)
+    if unknown:
+        parser.error(f"unknown attacks: {','.join(sorted(unknown))}")
+    if not 0 < args.addresses <= 250:
+        parser.error("--addresses: from 1 to 250")
+    parts = {name for name in named if name in PARTS}
+    attacks: list[tuple[str, str, Any]] = []
+    if parts or not named:
+        attacks.append(("single", f"one address: mover, {','.join(sorted(parts))}", parts))
+    crowd = [f"203.0.113.{n + 1}" for n in range(args.addresses)]
+    for kind in (name for name in CROWD_ATTACKS if name in named):
+        if kind == "ipv6":
+            # Its addresses depend on the limits, read once its server is set up.
+            attacks.append((kind, "ipv6: addresses of one /64 at one game", None))
+        else:
+            attacks.append((kind, f"{kind} from {len(crowd)} addresses", crowd))
+    for kind, title, detail in attacks:
+        print(f"\n== {title} ==", flush=True)
+        attack(kind, detail, args)
+
+
+def attack(kind: str, detail: Any, args: argparse.Namespace) -> None:
+    """``kind`` against a server of its own, whose limits nobody has spent."""
     cluster = Cluster(
         processes=1,
         database_url=args.database_url,
         redis_url=args.redis_url,
-        env={
-            "YACHT_TRUSTED_PROXIES": "127.0.0.1",
-            "YACHT_SOCKETS_PER_ADDRESS": str(sockets_allowed),
-        },
+        ports=[args.port] if args.port else None,
+        env={"YACHT_TRUSTED_PROXIES": "127.0.0.1"},
         name="bench-abuse",
     )
     if args.redis_url:
-        # A run starts with nobody's limits spent (an earlier run's attacker
-        # used up its address's games for the hour).
+        # An earlier attack's addresses used up their games for the hour.
         client = redis.Redis.from_url(args.redis_url)
         for key in client.scan_iter("yacht:limit:*"):
             client.delete(key)
         client.close()
+    limits = Limits.of(cluster)
+    if kind == "ipv6":
+        # As many addresses of the /64 as the game's socket cap takes.
+        each = limits.connects_at_once
+        wanted = math.ceil(limits["SOCKETS_PER_GAME"] / each)
+        detail = [f"2001:db8:0:1::{n + 1:x}" for n in range(wanted)]
+        print(
+            f"{', '.join(detail)}: up to {each} sockets each, {limits['SOCKETS_PER_GAME']} in all"
+        )
     cluster.migrate()
     cluster.start()
     try:
-        parts = set(args.attack.split(",")) - {""}
         asyncio.run(
-            run(cluster.urls[0], args.seconds, args.rounds, sockets_allowed, args.victims, parts)
+            run(cluster.urls[0], args.seconds, args.rounds, args.victims, limits, kind, detail)
         )
     finally:
         cluster.stop()
