@@ -62,6 +62,9 @@ CLOSE_POLICY_VIOLATION = 4008
 CLOSE_TRY_AGAIN_LATER = 4013
 CLOSE_GOING_AWAY = 4001
 CLOSE_NO_SUCH_GAME = 4404
+# A socket that has ended waits this long at most to leave its game's group:
+# a Redis that stopped answering must not hold on to every closing socket.
+LEAVE_GROUP_SECONDS = 2.0
 
 
 def _opening(token: str, guest: str) -> tuple[tuple[Snapshot, int | None], list[ChatLine]] | None:
@@ -186,6 +189,16 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         turnclock.schedule(snap)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Serve the socket; whatever ends it, give back what it holds.
+
+        Channels runs ``disconnect`` only when the client's disconnect is
+        dispatched. A socket also ends by its channel layer failing (Redis
+        gone), by a handler raising, or by being cancelled (daphne gives up
+        on an application that outlives its connection, and cancels every
+        one at shutdown): none of those dispatch a disconnect, and the
+        claims such a socket kept refused its player's every later socket
+        with 4029 until the process restarted.
+        """
         try:
             await super().__call__(scope, receive, send)
         except (RedisError, OSError):
@@ -195,16 +208,44 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
             log.warning(
                 "channel layer lost for game %s", getattr(self, "token", "?"), exc_info=True
             )
+            # Before the close: the reconnect it prompts must find room.
+            self._give_back()
             with contextlib.suppress(Exception):
                 await self.send_error("unavailable", resync=False)
                 await self.close(code=CLOSE_TRY_AGAIN_LATER)
+        finally:
+            self._give_back()
+            await self._leave_layer()
 
-    async def disconnect(self, code: int) -> None:
+    def _give_back(self) -> None:
+        """Give back the socket's claims and its place among the open
+        sockets; at once, without waiting on anything, and as often as asked."""
         live.untrack(self)
-        if self.claim is not None:
-            limits.sockets.release(self.claim)
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        claim, self.claim = self.claim, None
+        if claim is not None:
+            limits.sockets.release(claim)
+
+    async def _leave_layer(self) -> None:
+        """Leave the game's group, if the channel layer still answers (else
+        the membership expires with the layer's ``group_expiry``), then let
+        the layer drop what it keeps for this socket."""
+        layer = getattr(self, "channel_layer", None)
+        if layer is None or not hasattr(self, "channel_name"):
+            return
+        group = self.__dict__.pop("group", None)
+        try:
+            if group is not None:
+                async with asyncio.timeout(LEAVE_GROUP_SECONDS):
+                    await layer.group_discard(group, self.channel_name)
+        except (RedisError, OSError, TimeoutError):
+            log.info("could not leave group %s", group, exc_info=True)
+        finally:
+            # This project's layers keep a queue per socket, which a socket
+            # ending between two receives leaves behind; channels' own
+            # layers have no such call.
+            forget = getattr(layer, "forget", None)
+            if forget is not None:
+                forget(self.channel_name)
 
     def _language(self) -> str:
         query = self.scope.get("query_string", b"").decode("latin-1")

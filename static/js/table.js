@@ -60,7 +60,6 @@
     setConnection(attempts ? "closed" : "connecting");
     socket = new WebSocket(socketUrl());
     socket.addEventListener("open", () => {
-      attempts = 0;
       // "Live" once the table the server sends on connect is shown: until
       // then the page may still show an older version.
       // "Reconnecting…" said while the socket was down no longer holds.
@@ -73,8 +72,11 @@
       queued = [];
       outbox = [];
       if (event.code === 4404) return;
-      // Exponential backoff with jitter; the server resends the whole table on connect.
-      const delay = Math.min(8000, 300 * 2 ** attempts) * (0.5 + Math.random() / 2);
+      // Exponential backoff with jitter; the server resends the whole table on
+      // connect. The server accepts before it can refuse ("try again later"
+      // while Redis is down), so only a table, not the socket opening, says
+      // a try worked. Never more than 4 s apart: back soon after the server is.
+      const delay = Math.min(4000, 300 * 2 ** attempts) * (0.5 + Math.random() / 2);
       attempts += 1;
       setTimeout(connect, delay);
     });
@@ -167,7 +169,10 @@
       return;
     }
     // Any table, even one older than shown, says the socket is live.
-    if (message.type === "table") setConnection("open");
+    if (message.type === "table") {
+      setConnection("open");
+      attempts = 0;
+    }
     if (message.type !== "table" || message.version < shown) return;
     if (message.rematch) {
       location.assign(location.pathname.replace(/\/g\/[^/]+\//, `/g/${message.rematch}/`));
