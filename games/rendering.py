@@ -259,9 +259,7 @@ def announcement(snap: Snapshot, me: int | None) -> str:
     elif kind == "clock" and last["seat"] is None:
         parts.append(_("Time is up for this round: bots play for those who had not played it yet."))
     elif kind == "clock":
-        parts.append(
-            _("%(name)s ran out of time: a bot plays this turn for them.") % {"name": who}
-        )
+        parts.append(_("%(name)s ran out of time: a bot plays this turn for them.") % {"name": who})
     elif kind == "roll" and not last["dice"]:
         # Another seat's roll in a duplicate round: its dice are not shown.
         parts.append(_("%(name)s rolled.") % {"name": who})

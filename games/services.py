@@ -647,9 +647,7 @@ def _play_duplicate(
     )
 
 
-def _stand_in_leaves(
-    game: Game, seat: Player, action: rules.Action, *, save: bool = True
-) -> bool:
+def _stand_in_leaves(game: Game, seat: Player, action: rules.Action, *, save: bool = True) -> bool:
     """When the stand-in bot scores the turn (or round) a person's clock ran
     out on, it leaves the seat: the person keeps it and plays their next
     turn on a full period, and if they are still away the clock hands that
