@@ -16,7 +16,8 @@ from django.utils import timezone
 from games import services
 from games.models import Game, Move, Player
 from games.rules import GameError, Roll, Score
-from games.selectors import clock_ran_out, game_players, game_state
+from games.rendering import table_message
+from games.selectors import clock_ran_out, game_players, game_snapshot, game_state
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -303,3 +304,15 @@ def test_the_clock_rule_reads_a_row_and_a_snapshot_alike():
         assert clock_ran_out(Game.Status.FINISHED, deadline) is False
         assert clock_ran_out("lobby", deadline.timestamp()) is False
     assert clock_ran_out(Game.Status.PLAYING, None) is False
+
+
+def test_the_table_tells_a_seat_whose_clock_ran_out_that_the_bot_plays_this_turn(time_machine):
+    time_machine.move_to(datetime(2026, 12, 5, 18, 0, tzinfo=UTC), tick=False)
+    game = clocked_game(30)
+    time_machine.shift(timedelta(seconds=31))
+    services.game_clock_expire(token=game.token, version=game.version)
+    snap = game_snapshot(fresh(game))
+    mine = table_message(snap, 0, "it")["html"]
+    assert "Il prossimo turno lo giochi tu." in mine
+    assert 'data-action="roll"' not in mine and 'data-action="take_back"' not in mine
+    assert "Il prossimo turno" not in table_message(snap, 1, "it")["html"]
