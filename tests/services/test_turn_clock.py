@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from games import services
 from games.models import Game, Move, Player
-from games.rules import GameError, Roll, Score
 from games.rendering import table_message
+from games.rules import GameError, Roll, Score
 from games.selectors import clock_ran_out, game_players, game_snapshot, game_state
 from tests import factories
 
