@@ -57,8 +57,8 @@ MESSAGES = {
     # the turn clock and the chat
     "unknown_clock": _("There is no such turn clock."),
     "time_up": _(
-        "Your time for this turn ran out: a bot is playing it for you. Act again to take your "
-        "seat back."
+        "Your time for this turn ran out: a bot is playing it for you. Your next turn is yours "
+        "to play."
     ),
     "chat_closed": _("The host has closed the chat to spectators."),
     "bad_chat": _("A chat message is 1 to 200 visible characters, or one quick phrase."),

@@ -118,6 +118,8 @@ class Game(models.Model):
         verbose_name = _("game")
         verbose_name_plural = _("games")
         ordering = ["-created_at"]
+        # clean_stale finds lobbies and abandoned games by status and last change.
+        indexes = [models.Index(fields=["status", "acted_at"], name="game_status_acted_at")]
         constraints = [
             models.CheckConstraint(
                 condition=Q(seat_count__gte=1, seat_count__lte=MAX_SEATS), name="seat_count_range"
@@ -277,6 +279,8 @@ class ChatMessage(models.Model):
         verbose_name = _("chat message")
         verbose_name_plural = _("chat messages")
         ordering = ["game", "pk"]
+        # clean_stale deletes old lines by their age.
+        indexes = [models.Index(fields=["created_at"], name="chat_created_at")]
         constraints = [
             models.CheckConstraint(
                 condition=(Q(text="") & ~Q(code="")) | (~Q(text="") & Q(code="")),

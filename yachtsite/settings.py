@@ -258,6 +258,11 @@ SESSION_ENGINE = "yachtsite.sessions"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * env.int("YACHT_SESSION_DAYS", default=90)
 # Lobbies nobody started are deleted by `manage.py clean_stale` after this.
 YACHT_LOBBY_MAX_HOURS = env.float("YACHT_LOBBY_MAX_HOURS", default=24)
+# Started games with no move and no chat line for this many days, never
+# finished, are deleted by `manage.py clean_stale` (finished ones never are).
+YACHT_ABANDONED_DAYS = env.float("YACHT_ABANDONED_DAYS", default=14)
+# Chat lines older than this are deleted by `manage.py clean_stale`.
+YACHT_CHAT_KEEP_DAYS = env.float("YACHT_CHAT_KEEP_DAYS", default=30)
 SESSION_SAVE_EVERY_REQUEST = False
 SESSION_COOKIE_SAMESITE = "Lax"
 

@@ -192,7 +192,10 @@ def test_clean_stale_deletes_old_lobbies_and_expired_sessions_and_nothing_else()
     call_command("clean_stale", stdout=out)
     assert set(Game.objects.values_list("pk", flat=True)) == {new_lobby.pk, old_game.pk}
     assert list(Session.objects.values_list("session_key", flat=True)) == [live.session_key]
-    assert "deleted 1 stale lobbies and 1 expired sessions" in out.getvalue()
+    assert (
+        "deleted 1 stale lobbies, 0 abandoned games, 0 old chat lines and 1 expired sessions"
+        in (out.getvalue())
+    )
 
 
 @pytest.mark.django_db
