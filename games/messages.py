@@ -69,7 +69,8 @@ MESSAGES = {
         "day. You can still play an ordinary game."
     ),
     "daily_name_taken": _(
-        "That name, or one that looks like it, is already on today's board: choose another."
+        "Someone has already entered today's challenge under that name, or one that looks "
+        "like it: choose another."
     ),
     "daily_over": _("This daily challenge is over: its day has ended."),
     # transport

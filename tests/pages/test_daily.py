@@ -227,7 +227,7 @@ def test_a_name_that_reads_as_one_on_the_days_board_is_refused_and_kept_in_the_f
     response = enter("203.0.113.6", look_alike, "bo")
     page = response.content.decode()
     assert response.status_code == 200
-    assert "is already on today&#39;s board: choose another" in page
+    assert "under that name, or one that looks like it: choose another" in page
     assert f'value="{look_alike}"' in page, "what the player typed was lost"
     assert DailyEntry.objects.count() == 1
     assert enter("203.0.113.6", "Claire", "bo").status_code == 302
