@@ -64,6 +64,14 @@ MESSAGES = {
     "bad_chat": _("A chat message is 1 to 200 visible characters, or one quick phrase."),
     # the daily challenge
     "daily_entered": _("This browser has already played today's challenge."),
+    "daily_network_entered": _(
+        "Today's challenge has already been played from your network: one entry per network a "
+        "day. You can still play an ordinary game."
+    ),
+    "daily_name_taken": _(
+        "Someone has already entered today's challenge under that name, or one that looks "
+        "like it: choose another."
+    ),
     "daily_over": _("This daily challenge is over: its day has ended."),
     # transport
     "bad_json": _("That message was not valid JSON."),
