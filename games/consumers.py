@@ -146,11 +146,12 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
             await self.send_error("too_many_sockets", resync=False)
             await self.close(code=limits.CLOSE_TOO_MANY_SOCKETS)
             return
-        # The session loads from its store lazily: read it off the event loop.
-        self.guest = await dbthreads.run(self.token, guest_id_of, self.scope.get("session"))
+        # A full process refuses everyone before any database work.
         if limits.sockets.full():
             await self.refuse_busy()
             return
+        # The session loads from its store lazily: read it off the event loop.
+        self.guest = await dbthreads.run(self.token, guest_id_of, self.scope.get("session"))
         self.claim = limits.sockets.claim(address=self.address, guest=self.guest, token=self.token)
         if self.claim is None:
             await self.send_error("too_many_sockets", resync=False)
@@ -205,6 +206,9 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         if self.claim is not None:
             limits.sockets.release(self.claim)
             self.claim = None
+        # Nor does it relay the game's pushes (or step its bots) meanwhile.
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
         await self.send_error("server_busy", resync=False)
         await self.close(code=limits.CLOSE_SERVER_BUSY)
 
