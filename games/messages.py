@@ -62,6 +62,7 @@ MESSAGES = {
     ),
     "chat_closed": _("The host has closed the chat to spectators."),
     "bad_chat": _("A chat message is 1 to 200 visible characters, or one quick phrase."),
+    "chat_busy": _("This table's chat is very busy: wait a few seconds before your next line."),
     # the daily challenge
     "daily_entered": _("This browser has already played today's challenge."),
     "daily_network_entered": _(
@@ -81,6 +82,7 @@ MESSAGES = {
     "too_many_sockets": _(
         "Too many open connections from your browser or network: close some tabs and try again."
     ),
+    "server_busy": _("The server is full just now: trying again in a moment."),
     "unavailable": _("The server could not save that just now: please try again."),
 }
 

@@ -828,11 +828,24 @@ def game_score(*, token: str, guest_id: str, version: int, category: str) -> Gam
 MOVES = frozenset({game_roll, game_hold, game_score})
 
 
+def _unpaced() -> bool:
+    return True
+
+
 def game_chat(
-    *, token: str, guest_id: str, text: str | None = None, phrase: str | None = None
+    *,
+    token: str,
+    guest_id: str,
+    text: str | None = None,
+    phrase: str | None = None,
+    paced: Callable[[], bool] = _unpaced,
 ) -> None:
     """Say something at the table: free text, or a quick phrase or reaction
     by its code. The name shown is the speaker's seat's, looked up here.
+
+    ``paced`` counts a line that may be said against the table's pace of
+    chat; False refuses it (``chat_busy``). The socket paces every game's
+    chat there (``limits.chat_allowed``).
 
     Chat is not a change of the game: it takes no lock and leaves the
     version alone (a line said during a move can never make that move
@@ -845,6 +858,8 @@ def game_chat(
     me = seat_among(players, guest_id)
     rules.require(rules_table(game, players, None), me.order if me else None, "chat")
     body, code = read_chat(text, phrase)
+    if not paced():
+        raise GameError("chat_busy")
     with transaction.atomic():
         line = ChatMessage.objects.create(
             game=game, player=me, name=me.name if me else "", text=body, code=code

@@ -75,8 +75,11 @@
       // Exponential backoff with jitter; the server resends the whole table on
       // connect. The server accepts before it can refuse ("try again later"
       // while Redis is down), so only a table, not the socket opening, says
-      // a try worked. Never more than 4 s apart: back soon after the server is.
-      const delay = Math.min(4000, 300 * 2 ** attempts) * (0.5 + Math.random() / 2);
+      // a try worked. Never more than 4 s apart, so a player is back soon
+      // after the server is; a full server (4503) is given longer, since
+      // every page it refused is retrying too.
+      const [first, most] = event.code === 4503 ? [2000, 30000] : [300, 4000];
+      const delay = Math.min(most, first * 2 ** attempts) * (0.5 + Math.random() / 2);
       attempts += 1;
       setTimeout(connect, delay);
     });
@@ -169,6 +172,8 @@
       return;
     }
     // Any table, even one older than shown, says the socket is live.
+    // The backoff starts afresh only once the server has let the socket in:
+    // a socket refused right after opening keeps backing off.
     if (message.type === "table") {
       setConnection("open");
       attempts = 0;
