@@ -12,10 +12,10 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from games import rules
-from games.daily import is_over, today
-from games.labels import RULESET_NAMES, category_name
 from games.models import ChatMessage, DailyChallenge, DailyEntry, Game, Move, Player, ScoreEntry
-from games.selectors import game_snapshot
+from games.play.daily import is_over, today
+from games.present.labels import RULESET_NAMES, category_name
+from games.store.selectors import game_snapshot
 
 
 def dice_secret(game: Game) -> bool:

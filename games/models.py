@@ -1,5 +1,5 @@
 """Persisted games. Fields and constraints only: the rules live in ``games.rules``
-and every change goes through ``games.services``."""
+and every change goes through ``games.play.services``."""
 
 from __future__ import annotations
 
@@ -335,7 +335,7 @@ class DailyEntry(models.Model):
     # (an unkeyed hash of an IPv4 address is undone by trying all of them).
     # Empty on entries made before it was kept.
     network = models.CharField(_("network"), max_length=64, blank=True, editable=False)
-    # Hashes of the name as a reader sees it (``games.names.skeletons``, which
+    # Hashes of the name as a reader sees it (``games.play.names.skeletons``, which
     # can be longer than the name): a name matching either key of an entry of
     # the day passes for that entry's.
     name_key = models.CharField(_("name key"), max_length=64, blank=True, editable=False)

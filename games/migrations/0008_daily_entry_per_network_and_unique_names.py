@@ -9,7 +9,7 @@ def key_existing_names(apps, schema_editor):
     """Today's board may already hold entries: each gets its name keys, the
     first of look-alike names keeping its name and any later one none (its
     name stays on the board as played). Their networks were never kept."""
-    from games.names import skeletons
+    from games.play.names import skeletons
 
     DailyEntry = apps.get_model("games", "DailyEntry")
     Player = apps.get_model("games", "Player")

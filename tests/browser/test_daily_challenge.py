@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 from playwright.sync_api import expect
 
-from games import daily
 from games.models import DailyChallenge
+from games.play import daily
 from tests.browser.test_duplicate_game import shoot
 
 pytestmark = pytest.mark.browser

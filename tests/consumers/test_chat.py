@@ -10,7 +10,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import Client as PageClient
 
-from games.consumers import CLOSE_POLICY_VIOLATION, RATE_BURST
+from games.live.consumers import CLOSE_POLICY_VIOLATION, RATE_BURST
 from games.models import ChatMessage, Game
 from tests import factories
 

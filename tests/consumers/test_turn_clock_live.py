@@ -13,8 +13,8 @@ from asgiref.sync import sync_to_async
 from django.test import Client as PageClient
 from django.utils import timezone
 
-from games import services
 from games.models import Game, Player
+from games.play import services
 from tests import factories
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

@@ -14,8 +14,8 @@ import pytest
 from django.conf import settings
 
 from bench.client import Guest
-from games import services
 from games.models import Game, Player
+from games.play import services
 from scripts.run_cluster import Cluster
 from tests import live
 

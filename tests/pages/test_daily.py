@@ -13,12 +13,12 @@ import time_machine
 from django.db import IntegrityError
 from django.test import Client
 
-from games import daily, services
-from games.guests import GUEST_KEY
 from games.models import DailyChallenge, DailyEntry, Game, Player
-from games.rendering import table_message
+from games.play import daily, services
+from games.present.rendering import table_message
 from games.rules import GameError, fairness
-from games.selectors import game_snapshot
+from games.store.selectors import game_snapshot
+from games.web.guests import GUEST_KEY
 
 pytestmark = pytest.mark.django_db
 
@@ -112,7 +112,7 @@ def test_once_the_day_is_over_the_board_ranks_with_losses_reviews_and_the_perfec
     day = daily.today()
     challenge = DailyChallenge.objects.get(day=day)
     later = daily.timezone.now() + timedelta(days=1)
-    with mock.patch("games.daily.timezone.now", return_value=later):
+    with mock.patch("games.play.daily.timezone.now", return_value=later):
         board = client.get(f"/en/daily/{day.isoformat()}/").content.decode()
         with pytest.raises(GameError) as refused:
             services.game_roll(token=cy.token, guest_id="cy", version=cy.version)
@@ -171,7 +171,7 @@ def test_a_stranger_sees_nothing_of_a_daily_entry_and_its_review_waits_for_the_d
     assert client.get(f"/en/g/{ana.token}/review/").status_code == 200
     later = daily.timezone.now() + timedelta(days=1)
     client.cookies.clear()
-    with mock.patch("games.daily.timezone.now", return_value=later):
+    with mock.patch("games.play.daily.timezone.now", return_value=later):
         assert client.get(f"/en/g/{ana.token}/review/").status_code == 200
 
 

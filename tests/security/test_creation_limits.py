@@ -22,9 +22,10 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone, translation
 
-from games import limits, services
-from games.messages import error_message
+from games.live import limits
 from games.models import Game
+from games.play import services
+from games.present.messages import error_message
 
 FORM = {"name": "Ana", "seats": 1, "ruleset": "yacht"}
 

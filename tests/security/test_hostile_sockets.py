@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 from pytest_django.fixtures import Settings
 
-from games import consumers
-from games.actions import DECLARATIONS
+from games.live import consumers
+from games.play.actions import DECLARATIONS
 from games.rules import ACTION_NAMES
 from games.solver.table import ENV_DIRECTORY
 from tests.security.hostile import Stats, run_crowd

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import botplay, limits, services
-from games.live import live
+from games.live import limits
+from games.live.process import live
 from games.models import Game
+from games.play import botplay, services
 from tests.consumers.conftest import Client
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

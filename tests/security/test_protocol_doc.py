@@ -10,12 +10,13 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import consumers, limits, services
-from games.actions import ACTIONS
-from games.messages import MESSAGES
+from games.live import consumers, limits
 from games.models import Game, ScoreEntry
+from games.play import services
+from games.play.actions import ACTIONS
+from games.present.messages import MESSAGES
 from games.rules import Roll, Score, get_ruleset
-from games.selectors import game_snapshot
+from games.store.selectors import game_snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "protocol.md").read_text()

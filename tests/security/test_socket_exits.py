@@ -19,12 +19,12 @@ from channels.testing import WebsocketCommunicator
 from django.db import DatabaseError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from games import consumers, limits
-from games.broadcast import group_name
-from games.consumers import GameConsumer
-from games.live import live
+from games.live import consumers, limits
+from games.live.broadcast import group_name
+from games.live.consumers import GameConsumer
+from games.live.process import live
+from games.live.redislayer import OwnReaderRedisChannelLayer
 from games.models import Game
-from games.redislayer import OwnReaderRedisChannelLayer
 from tests import factories
 from tests.consumers.conftest import guest_cookie
 from yachtsite.asgi import application

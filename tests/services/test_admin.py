@@ -8,9 +8,9 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import daily, services
 from games.models import DailyChallenge, Game, Move, Player, ScoreEntry
-from games.selectors import game_snapshot
+from games.play import daily, services
+from games.store.selectors import game_snapshot
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -126,7 +126,7 @@ def test_staff_see_each_days_challenge_and_its_entries_and_its_seed_only_once_th
     assert "kept secret until the day is over" in html
     assert "Save" not in html, "the challenge page is read-only"
     later = daily.timezone.now() + timedelta(days=1)
-    with mock.patch("games.daily.timezone.now", return_value=later):
+    with mock.patch("games.play.daily.timezone.now", return_value=later):
         html = staff_client.get(
             f"/en/admin/games/dailychallenge/{challenge.pk}/change/"
         ).content.decode()

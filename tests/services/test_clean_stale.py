@@ -10,9 +10,9 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from games import services
 from games.management.commands import clean_stale
 from games.models import ChatMessage, Game, Move, Player, ScoreEntry
+from games.play import services
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -8,11 +8,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import services
 from games.models import Game, Move, Player
-from games.rendering import table_message
+from games.play import services
+from games.present.rendering import table_message
 from games.rules import GameError, Roll, Score
-from games.selectors import game_snapshot, last_action
+from games.store.selectors import game_snapshot, last_action
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

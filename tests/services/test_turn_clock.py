@@ -13,11 +13,11 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from games import services
 from games.models import Game, Move, Player
-from games.rendering import table_message
+from games.play import services
+from games.present.rendering import table_message
 from games.rules import GameError, Roll, Score
-from games.selectors import clock_ran_out, game_players, game_snapshot, game_state
+from games.store.selectors import clock_ran_out, game_players, game_snapshot, game_state
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -20,9 +20,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from games import movelog, rules
-from games.chat import read_chat
-from games.live import live
+from games import rules
+from games.live.process import live
 from games.models import (
     BOT_LEVELS,
     MAX_SEATS,
@@ -33,9 +32,11 @@ from games.models import (
     Player,
     ScoreEntry,
 )
-from games.names import bot_name, clean_name, require_distinct
+from games.play.chat import read_chat
+from games.play.names import bot_name, clean_name, require_distinct
 from games.rules import GameError, fairness
-from games.selectors import (
+from games.store import movelog
+from games.store.selectors import (
     Last,
     LastKind,
     chat_line,
@@ -483,7 +484,7 @@ def _act(
     rng: rules.engine.DiceRoller | None,
 ) -> None:
     if game.daily_id is not None:
-        from games.daily import is_over
+        from games.play.daily import is_over
 
         # Once the day is over its seed is revealed: an unfinished entry
         # could then know every die to come.

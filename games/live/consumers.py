@@ -23,15 +23,17 @@ from django.db import DatabaseError
 from django.utils import translation
 from redis.exceptions import RedisError
 
-from games import botplay, dbthreads, limits, loopmoves, services, turnclock, viewcache
-from games.actions import BadMessage, Declaration, parse
-from games.broadcast import group_name
-from games.guests import guest_id_of
-from games.live import live
-from games.messages import error_message
-from games.rendering import chat_lines_html, hint_message
+from games.live import limits, loopmoves
+from games.live.broadcast import group_name
+from games.live.process import live
+from games.play import botplay, services, turnclock
+from games.play.actions import BadMessage, Declaration, parse
+from games.present import viewcache
+from games.present.messages import error_message
+from games.present.rendering import chat_lines_html, hint_message
 from games.rules import GameError
-from games.selectors import (
+from games.store import dbthreads
+from games.store.selectors import (
     ChatLine,
     Snapshot,
     Sync,
@@ -41,6 +43,7 @@ from games.selectors import (
     recent,
     seat_order,
 )
+from games.web.guests import guest_id_of
 from yachtsite.clientaddr import scope_address
 
 log = logging.getLogger(__name__)
@@ -101,7 +104,7 @@ class WithoutConnectionUpkeep:
     and every push of every socket: each waited out whatever else ran there,
     and cost about a twentieth of the process's time in a move. The game's
     socket touches the database on the event loop only to settle a move on
-    the remembered row (``games.loopmoves``), and ``dbthreads.run`` looks
+    the remembered row (``games.live.loopmoves``), and ``dbthreads.run`` looks
     after the connections of its own threads. The benchmark's floor
     (bench/floor.py) dispatches the same way, so that it carries no cost the
     product does not."""

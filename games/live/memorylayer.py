@@ -28,7 +28,7 @@ from typing import Any
 
 from channels.layers import InMemoryChannelLayer
 
-from games.live import live
+from games.live.process import live
 
 # How often, at most, queues and groups are searched for expired entries.
 CLEAN_EVERY_SECONDS = 1.0

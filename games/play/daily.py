@@ -20,11 +20,11 @@ from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from games import rules
-from games.live import live
+from games.live.process import live
 from games.models import DailyChallenge, DailyEntry, Game, Move, Player, ScoreEntry
-from games.names import clean_name, skeletons
+from games.play.names import clean_name, skeletons
 from games.rules import GameError, fairness
-from games.selectors import last_action, snapshot
+from games.store.selectors import last_action, snapshot
 from yachtsite.clientaddr import address_group
 
 
@@ -217,8 +217,8 @@ def daily_board(challenge: DailyChallenge) -> Board:
 def _work_out(challenge: DailyChallenge, players: list[Player]) -> None:
     """Once a day is over: the perfect player's score and each entry's
     points lost to optimal play, worked out once and kept."""
-    from games.selectors import game_review
     from games.solver.reference import perfect_score
+    from games.store.selectors import game_review
 
     if challenge.perfect_score is None:
         challenge.perfect_score = perfect_score(

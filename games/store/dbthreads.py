@@ -26,7 +26,7 @@ when it has lain idle for ``IDLE_SECONDS``, so the pool checks it again
 before a game uses it after a quiet spell.
 
 The commonest move, on the row this process remembers, is cheaper settled
-on the loop than handed over (``games.loopmoves``); on SQLite it runs there
+on the loop than handed over (``games.live.loopmoves``); on SQLite it runs there
 through ``here``.
 """
 
@@ -127,7 +127,7 @@ def here(work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     microseconds, where the hand-off (the thread woken, the loop woken, the
     GIL passed back and forth at each statement) cost about a millisecond
     of CPU a move under load (bench.live_play, the two ways alternating;
-    ``games.loopmoves``).
+    ``games.live.loopmoves``).
     Django refuses database calls on a thread that runs an event loop,
     since they would block it: the caller vouches that this one is short,
     and the guard is lifted for it alone. A connection the call left

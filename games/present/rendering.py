@@ -25,12 +25,12 @@ from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
-from games.charts import round_top
-from games.chat import PHRASES, REACTION_SVG, REACTIONS
-from games.labels import category_name, ruleset_name
 from games.models import BOT_LEVELS
+from games.play.chat import PHRASES, REACTION_SVG, REACTIONS
+from games.present.charts import round_top
+from games.present.labels import category_name, ruleset_name
 from games.rules import UPPER_KEYS, allowed_actions, get_ruleset
-from games.selectors import Advice, ChatLine, SeatSnapshot, Snapshot, seen_by, snapshot_table
+from games.store.selectors import Advice, ChatLine, SeatSnapshot, Snapshot, seen_by, snapshot_table
 from yachtsite.jinja2 import catalog, in_language, words
 
 if TYPE_CHECKING:

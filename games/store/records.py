@@ -16,9 +16,9 @@ from typing import Any
 from django.utils.functional import Promise
 
 from games import rules
-from games.charts import round_top
-from games.labels import RULESET_NAMES
 from games.models import Game, Player, ScoreEntry
+from games.present.charts import round_top
+from games.present.labels import RULESET_NAMES
 
 log = logging.getLogger(__name__)
 
@@ -237,7 +237,7 @@ def guest_stats(guest_id: str) -> list[RulesetStats]:
 def _work_out_losses(seats: list[Player]) -> None:
     """Review a few finished games not reviewed yet and keep each seat's
     points lost to optimal play (the review reads the solver's tables)."""
-    from games.selectors import game_review
+    from games.store.selectors import game_review
 
     for seat in seats[-REVIEWS_PER_VIEW:]:
         try:

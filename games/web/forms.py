@@ -4,8 +4,8 @@ from django import forms
 from django.forms.renderers import Jinja2
 from django.utils.translation import gettext_lazy as _
 
-from games.labels import RULESET_BLURBS, RULESET_NAMES
 from games.models import MAX_SEATS, NAME_MAX_LENGTH, TURN_CLOCKS
+from games.present.labels import RULESET_BLURBS, RULESET_NAMES
 from games.rules import DEFAULT_RULESET, RULESETS
 
 # The site's own forms draw their widgets with the Jinja2 versions of

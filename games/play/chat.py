@@ -13,7 +13,7 @@ import unicodedata
 from django.utils.safestring import SafeString, mark_safe
 
 from games.models import CHAT_MAX_LENGTH, ChatMessage
-from games.names import BIDI_CONTROLS
+from games.play.names import BIDI_CONTROLS
 from games.rules import GameError
 
 PHRASES = {code: label for code, label in ChatMessage.Phrase.choices}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations_with_replacement
 
-from games.labels import category_name
+from games.present.labels import category_name
 from games.rules import RULESETS, Scorecard, box_value, joker_boxes, score
 from games.rules.rulesets import UPPER_KEYS, RuleSet
 

@@ -11,12 +11,12 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from games.daily import is_over
-from games.labels import ruleset_name
-from games.messages import error_message
 from games.models import Game
+from games.play.daily import is_over
+from games.present.labels import ruleset_name
+from games.present.messages import error_message
 from games.rules import fairness
-from games.selectors import game_by_token, game_roll_players, game_rolls, game_seat_moves
+from games.store.selectors import game_by_token, game_roll_players, game_rolls, game_seat_moves
 
 EXPORT_FORMAT = "yacht-fair-dice/1"
 

@@ -32,10 +32,11 @@ import time
 from django.conf import settings
 from django.db import DatabaseError
 
-from games import dbthreads, limits
-from games.live import live
+from games.live import limits
+from games.live.process import live
 from games.rules import GameError
-from games.selectors import Snapshot
+from games.store import dbthreads
+from games.store.selectors import Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +137,7 @@ def pause() -> float:
 
 
 async def _step(token: str, version: int, bots_only: bool) -> None:
-    from games import services
+    from games.play import services
 
     await asyncio.sleep(pause())
     if bots_only and not limits.sockets.watching(token):

@@ -19,9 +19,9 @@ import time
 
 from django.db import DatabaseError
 
-from games import dbthreads
-from games.live import live
-from games.selectors import Snapshot
+from games.live.process import live
+from games.store import dbthreads
+from games.store.selectors import Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ def _arm(token: str, version: int, deadline: float) -> None:
 
 
 async def _at_deadline(token: str, version: int, deadline: float) -> None:
-    from games import services
+    from games.play import services
 
     await asyncio.sleep(max(0.0, deadline - time.time()) + LATE_BY)
     try:

@@ -46,7 +46,7 @@ from typing import Any
 from channels_redis.core import RedisChannelLayer
 from redis.commands.core import AsyncScript
 
-from games.live import live
+from games.live.process import live
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 from django.urls import path
 
-import games.converters  # noqa: F401  (registers the <token:...> converter)
-from games import daily_views, verify_views, views
+import games.web.converters  # noqa: F401  (registers the <token:...> converter)
+from games.web import daily_views, verify_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),

@@ -19,8 +19,8 @@ from typing import Any
 
 import orjson
 
-from games.rendering import chat_message, table_message
-from games.selectors import ChatLine, Snapshot
+from games.present.rendering import chat_message, table_message
+from games.store.selectors import ChatLine, Snapshot
 
 # Each entry is one table's message, about 10-20 KB: a few hundred recent
 # views are what live pushes need, and memory stays bounded.

@@ -138,7 +138,7 @@ _holding: ContextVar[Held | None] = ContextVar("holding", default=None)
 def holding(held: Held) -> Iterator[Held]:
     """Decide a move without writing it: its statement and the callbacks of
     its commit (``on_commit``) are kept in ``held`` instead, for the caller
-    to run the statement itself (``games.loopmoves``). PostgreSQL only,
+    to run the statement itself (``games.live.loopmoves``). PostgreSQL only,
     whose move is one statement that commits on its own."""
     token = _holding.set(held)
     try:

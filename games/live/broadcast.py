@@ -19,8 +19,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 from redis.exceptions import RedisError
 
-from games.live import live
-from games.selectors import ChatLine, Snapshot
+from games.live.process import live
+from games.store.selectors import ChatLine, Snapshot
 
 log = logging.getLogger(__name__)
 

@@ -22,10 +22,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from games import limits, selectors, services
-from games.chat import CODES as CHAT_CODES
+from games.live import limits
 from games.models import BOT_LEVELS, CHAT_MAX_LENGTH, MAX_SEATS, Game
+from games.play import services
+from games.play.chat import CODES as CHAT_CODES
 from games.rules import ACTION_NAMES, DICE, ActionName
+from games.store import selectors
 
 MAX_MESSAGE_CHARS = 2048
 

@@ -34,9 +34,10 @@ import psycopg
 from django.conf import settings
 from django.db import DatabaseError, connections, router
 
-from games import dbthreads, movelog, services
-from games.live import live
+from games.live.process import live
 from games.models import Game
+from games.play import services
+from games.store import dbthreads, movelog
 
 
 async def settle(verb: Callable[..., Game], /, **fields: Any) -> Game | None:

@@ -9,13 +9,14 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from games import daily, limits
-from games.forms import JoinForm
-from games.guests import guest_id_for, guest_id_of, took_a_seat
-from games.labels import ruleset_name
-from games.messages import error_message
+from games.live import limits
 from games.models import DailyChallenge
+from games.play import daily
+from games.present.labels import ruleset_name
+from games.present.messages import error_message
 from games.rules import GameError
+from games.web.forms import JoinForm
+from games.web.guests import guest_id_for, guest_id_of, took_a_seat
 
 # Earlier days listed on the pages (older boards stay at their address).
 EARLIER_DAYS = 14

@@ -17,16 +17,17 @@ from django.utils.translation import get_language, get_language_from_path
 from django.views import i18n
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import daily, limits, records, rules_pages, services
-from games.forms import JoinForm, NewGameForm
-from games.guests import guest_id_for, guest_id_of, took_a_seat
-from games.labels import RULESET_NAMES
-from games.live import live
-from games.messages import error_message
+from games.live import limits
+from games.live.process import live
 from games.models import Game
-from games.rendering import chat_panel_context, review_rows, table_context, table_html
+from games.play import daily, services
+from games.present import rules_pages
+from games.present.labels import RULESET_NAMES
+from games.present.messages import error_message
+from games.present.rendering import chat_panel_context, review_rows, table_context, table_html
 from games.rules import RULESETS, GameError, get_ruleset
-from games.selectors import (
+from games.store import records
+from games.store.selectors import (
     clock_ran_out,
     game_by_token,
     game_chat_lines,
@@ -37,6 +38,8 @@ from games.selectors import (
     seat_of,
     seen_by,
 )
+from games.web.forms import JoinForm, NewGameForm
+from games.web.guests import guest_id_for, guest_id_of, took_a_seat
 from yachtsite import outage
 
 
