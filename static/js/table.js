@@ -451,6 +451,11 @@
     // A chat line is answered by a chat push, not a new table: it goes at
     // once, beside whatever move is waiting for its push.
     if (action === "chat") return send({ ...message, version: shown });
+    // Asked again, the advisor closes: on a phone it covers the card.
+    if (action === "hint" && hintSlot()?.innerHTML) {
+      hintSlot().innerHTML = "";
+      return true;
+    }
     request(message);
     return true;
   }

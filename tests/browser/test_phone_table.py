@@ -252,3 +252,31 @@ def test_a_held_die_says_it_is_held(new_page):
     setups.show(page, WIDTH, HEIGHT)
     held = page.locator(".die.held").first
     expect(held.locator(".die-held")).to_have_text("Held")
+
+
+def test_a_phone_zoomed_to_200_percent_keeps_five_dice_across_and_the_pinned_area_a_third(
+    new_page,
+):
+    page = new_page(width=188, height=406)
+    setups.mid_game(page, 3, rounds=2)
+    setups.show(page, 188, 406)
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 188
+    scrolled_to_the_foot(page)
+    assert page.evaluate(PINNED) <= 406 / 3
+    roll = page.locator(ROLL).bounding_box()
+    assert roll is not None and roll["y"] + roll["height"] <= 406
+    expect(page.locator(ROLL)).to_have_accessible_name(re.compile(r"1 roll left"))
+
+
+def test_on_a_phone_the_advisor_opens_over_the_card_and_hint_again_closes_it(new_page):
+    page = phone(new_page)
+    setups.mid_game(page, 2, rounds=1, hints=True)
+    setups.show(page, WIDTH, HEIGHT)
+    hint = page.get_by_role("button", name="Hint")
+    hint.click()
+    expect(page.locator("[data-hint] .advice")).to_be_visible(timeout=60_000)
+    # The advisor rises over the card; the dock itself stays as it was.
+    assert page.evaluate(PINNED) <= HEIGHT / 3
+    in_bottom_third(page, ROLL)
+    hint.click()
+    expect(page.locator("[data-hint] .advice")).to_have_count(0)
