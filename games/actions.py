@@ -166,6 +166,20 @@ def rematch_counted(*, token: str, guest_id: str, address: str) -> Game:
     )
 
 
+def chat_paced(
+    *, token: str, guest_id: str, text: str | None = None, phrase: str | None = None
+) -> None:
+    """A chat line said on the socket, counted against its game's pace
+    across every process: each line goes to every socket of the game."""
+    services.game_chat(
+        token=token,
+        guest_id=guest_id,
+        text=text,
+        phrase=phrase,
+        paced=functools.partial(limits.chat_allowed, token=token),
+    )
+
+
 DECLARATIONS: tuple[Declaration, ...] = (
     Declaration(
         "roll",
@@ -258,7 +272,7 @@ DECLARATIONS: tuple[Declaration, ...] = (
             Field("text", Text(CHAT_MAX_LENGTH), optional=True),
             Field("phrase", Text(16, CHAT_CODES), optional=True),
         ),
-        services.game_chat,
+        chat_paced,
         "chat",
         "a player, or a spectator unless the host closed the chat to them: say `text` "
         "(1-200 visible characters) or a quick phrase or reaction by its code (`phrase`), "

@@ -13,6 +13,13 @@ with a socket of the game schedules its steps (from the pushes it
 receives), and a step finds no socket of the game in its process is not
 taken. The game waits at that version, and the next socket to connect
 starts it again.
+
+Games of bots alone take turns for a slot: a process plays at most
+``YACHT_BOT_GAMES_PER_PROCESS`` of them at once (``BotSlots``), and the
+others wait, in the order they asked, for one to finish or lose its last
+watcher. Six hundred watched games of bots alone made the pushes of games
+with people in them 18 times slower. A game with a person in it needs no
+slot, and is never held back by these.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -51,9 +59,60 @@ def schedule(snap: Snapshot) -> None:
     Without a running socket loop nothing is scheduled: the next socket of
     the game to connect schedules the step.
     """
+    bots_only = not any(seat.get("person") for seat in snap["seats"])
     if bot_to_move(snap):
-        bots_only = not any(seat.get("person") for seat in snap["seats"])
         live.call_soon(_start, snap["token"], snap["version"], bots_only)
+    elif bots_only and snap["status"] == "finished":
+        # Over: its slot goes to a game waiting for one.
+        live.call_soon(slots.release, snap["token"])
+
+
+# A game holding a slot whose steps stopped coming (its last step lost a race
+# to another process, whose push never came) gives it up after this long.
+SLOT_LEASE_SECONDS = 30.0
+
+
+class BotSlots:
+    """Which games of bots alone this process plays now, and which wait.
+
+    Used on the sockets' loop only. A game holds its slot from its first step
+    until it ends, or a step finds nobody here watching it; one whose steps
+    stopped for ``SLOT_LEASE_SECONDS`` is taken to have ended.
+    """
+
+    def __init__(self) -> None:
+        # Token -> when its last step was asked for (monotonic).
+        self.playing: dict[str, float] = {}
+        # Token -> the latest version seen, in the order they began to wait.
+        self.waiting: dict[str, int] = {}
+
+    def admit(self, token: str, version: int) -> bool:
+        """Whether this game may take its step now; if not, it waits."""
+        now = time.monotonic()
+        if token not in self.playing:
+            for stale in [t for t, at in self.playing.items() if now - at > SLOT_LEASE_SECONDS]:
+                del self.playing[stale]
+            if len(self.playing) >= settings.YACHT_BOT_GAMES_PER_PROCESS:
+                self.waiting[token] = version
+                return False
+        self.waiting.pop(token, None)
+        self.playing[token] = now
+        return True
+
+    def release(self, token: str) -> None:
+        self.waiting.pop(token, None)
+        if self.playing.pop(token, None) is None:
+            return
+        while self.waiting and len(self.playing) < settings.YACHT_BOT_GAMES_PER_PROCESS:
+            token = next(iter(self.waiting))
+            version = self.waiting.pop(token)
+            # One nobody here watches any more has nothing to wait for: the
+            # next socket to connect schedules it again.
+            if limits.sockets.watching(token):
+                _start(token, version, True)
+
+
+slots = BotSlots()
 
 
 # Steps this process has waiting, so that every socket of a game relaying
@@ -63,6 +122,8 @@ _pending: set[tuple[str, int]] = set()
 
 def _start(token: str, version: int, bots_only: bool) -> None:
     if (token, version) in _pending:
+        return
+    if bots_only and not slots.admit(token, version):
         return
     _pending.add((token, version))
     task = live.spawn(_step(token, version, bots_only), what="bot_step")
@@ -80,6 +141,7 @@ async def _step(token: str, version: int, bots_only: bool) -> None:
     await asyncio.sleep(pause())
     if bots_only and not limits.sockets.watching(token):
         # Nobody here is watching: the game waits for the next socket.
+        slots.release(token)
         return
     try:
         await dbthreads.run(token, services.game_bot_step, token=token, version=version)
@@ -87,6 +149,8 @@ async def _step(token: str, version: int, bots_only: bool) -> None:
         # Someone (a person, or this bot scheduled twice) moved first.
         pass
     except DatabaseError:
+        if bots_only:
+            slots.release(token)
         live.counts["bot_steps_failed"] += 1
         log.warning(
             "bot step for game %s failed; it resumes on the next connect", token, exc_info=True

@@ -62,6 +62,9 @@ CLOSE_POLICY_VIOLATION = 4008
 CLOSE_TRY_AGAIN_LATER = 4013
 CLOSE_GOING_AWAY = 4001
 CLOSE_NO_SUCH_GAME = 4404
+# A socket that has ended waits this long at most to leave its game's group:
+# a Redis that stopped answering must not hold on to every closing socket.
+LEAVE_GROUP_SECONDS = 2.0
 
 
 def _opening(token: str, guest: str) -> tuple[tuple[Snapshot, int | None], list[ChatLine]] | None:
@@ -120,6 +123,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
     synced_at: float
     address: str
     claim: limits.SocketClaim | None = None
+    refused: bool = False
 
     async def connect(self) -> None:
         self.token = self.scope["url_route"]["kwargs"]["token"]
@@ -145,12 +149,21 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
             await self.send_error("too_many_sockets", resync=False)
             await self.close(code=limits.CLOSE_TOO_MANY_SOCKETS)
             return
+        # A full process refuses everyone before any database work.
+        if limits.sockets.full():
+            await self.refuse_busy()
+            return
         # The session loads from its store lazily: read it off the event loop.
         self.guest = await dbthreads.run(self.token, guest_id_of, self.scope.get("session"))
         self.claim = limits.sockets.claim(address=self.address, guest=self.guest, token=self.token)
         if self.claim is None:
             await self.send_error("too_many_sockets", resync=False)
             await self.close(code=limits.CLOSE_TOO_MANY_SOCKETS)
+            return
+        # A socket without a session can never hold a seat: a spectator,
+        # refused before any database work when spectators are.
+        if not self.guest and not limits.sockets.admits_spectator():
+            await self.refuse_busy()
             return
         # Join the group before reading the state, so no push can fall between.
         self.group = group_name(self.token)
@@ -160,6 +173,9 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NO_SUCH_GAME)
             return
         (snap, self.seat), lines = opened
+        if self.seat is None and not limits.sockets.admits_spectator():
+            await self.refuse_busy()
+            return
         # A turn clock that ran out while nobody was connected is honoured
         # now, and the version that follows is the one shown.
         if clock_ran_out(snap["status"], snap["deadline"]) and await dbthreads.run(
@@ -185,7 +201,30 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         botplay.schedule(snap)
         turnclock.schedule(snap)
 
+    async def refuse_busy(self) -> None:
+        """This process is full (for spectators, or for everyone): say so,
+        close, and let the page try again later."""
+        self.refused = True
+        # Its place is free at once, not when the client completes the close.
+        self._give_back()
+        # Nor does it relay the game's pushes (or step its bots) meanwhile.
+        group = self.__dict__.pop("group", None)
+        if group is not None:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        await self.send_error("server_busy", resync=False)
+        await self.close(code=limits.CLOSE_SERVER_BUSY)
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Serve the socket; whatever ends it, give back what it holds.
+
+        Channels runs ``disconnect`` only when the client's disconnect is
+        dispatched. A socket also ends by its channel layer failing (Redis
+        gone), by a handler raising, or by being cancelled (daphne gives up
+        on an application that outlives its connection, and cancels every
+        one at shutdown): none of those dispatch a disconnect, and the
+        claims such a socket kept refused its player's every later socket
+        with 4029 until the process restarted.
+        """
         try:
             await super().__call__(scope, receive, send)
         except (RedisError, OSError):
@@ -195,16 +234,49 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
             log.warning(
                 "channel layer lost for game %s", getattr(self, "token", "?"), exc_info=True
             )
+            # Before the close: the reconnect it prompts must find room.
+            self._give_back()
             with contextlib.suppress(Exception):
                 await self.send_error("unavailable", resync=False)
                 await self.close(code=CLOSE_TRY_AGAIN_LATER)
+        finally:
+            self._give_back()
+            await self._leave_layer()
 
-    async def disconnect(self, code: int) -> None:
+    def _give_back(self) -> None:
+        """Give back the socket's claims and its place among the open
+        sockets; at once, without waiting on anything, and as often as asked."""
         live.untrack(self)
-        if self.claim is not None:
-            limits.sockets.release(self.claim)
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        claim, self.claim = self.claim, None
+        if claim is not None:
+            limits.sockets.release(claim)
+            if not limits.sockets.watching(self.token):
+                # A game of bots alone nobody here watches any more gives its
+                # slot to one waiting (its step in flight may never be pushed
+                # here to find out).
+                botplay.slots.release(self.token)
+
+    async def _leave_layer(self) -> None:
+        """Leave the game's group, if the channel layer still answers (else
+        the membership expires with the layer's ``group_expiry``), then let
+        the layer drop what it keeps for this socket."""
+        layer = getattr(self, "channel_layer", None)
+        if layer is None or not hasattr(self, "channel_name"):
+            return
+        group = self.__dict__.pop("group", None)
+        try:
+            if group is not None:
+                async with asyncio.timeout(LEAVE_GROUP_SECONDS):
+                    await layer.group_discard(group, self.channel_name)
+        except (RedisError, OSError, TimeoutError):
+            log.info("could not leave group %s", group, exc_info=True)
+        finally:
+            # This project's layers keep a queue per socket, which a socket
+            # ending between two receives leaves behind; channels' own
+            # layers have no such call.
+            forget = getattr(layer, "forget", None)
+            if forget is not None:
+                forget(self.channel_name)
 
     def _language(self) -> str:
         query = self.scope.get("query_string", b"").decode("latin-1")
@@ -213,7 +285,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         return wanted if wanted in codes else settings.LANGUAGE_CODE
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not hasattr(self, "group"):
+        if not hasattr(self, "group") or self.refused:
             # Refused on connect and closing: what it sends is not read.
             return
         if not self.bucket.take() or not await limits.message_allowed(
@@ -369,6 +441,12 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
 
     async def game_chat(self, event: dict[str, Any]) -> None:
         line: ChatLine = event["line"]
+        # Players always hear their table; a crowd of spectators only within
+        # the process's budget of chat deliveries, so that chat into big
+        # crowds cannot take the loop's time from the moves' pushes.
+        if self.seat is None and not limits.chat_deliveries.take():
+            live.counts["chat_deliveries_skipped"] += 1
+            return
         await self.send(text_data=viewcache.chat_text(line, self.language))
 
     async def _show(self, snap: Snapshot, *, force: bool = False) -> None:

@@ -10,18 +10,22 @@ board shows names and totals only.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 
 from games import rules
 from games.live import live
 from games.models import DailyChallenge, DailyEntry, Game, Move, Player, ScoreEntry
-from games.names import clean_name
+from games.names import clean_name, skeletons
 from games.rules import GameError, fairness
 from games.selectors import last_action, snapshot
+from yachtsite.clientaddr import address_group
 
 
 def today() -> date:
@@ -62,17 +66,57 @@ def daily_entry_of(challenge: DailyChallenge, guest_id: str) -> DailyEntry | Non
     return challenge.entries.filter(guest_id=guest_id).select_related("game").first()
 
 
-def daily_enter(*, guest_id: str, name: str) -> Game:
+def network_key(day: date, address: str) -> str:
+    """What an entry keeps of its address: a hash, keyed with the site's
+    secret and the day, of the address's group. Equal for one network on one
+    day; unrelated across days, and no address can be read back from it."""
+    message = f"{day.isoformat()} {address_group(address)}"
+    return salted_hmac("yacht.daily.network", message, algorithm="sha256").hexdigest()
+
+
+def name_keys(name: str) -> tuple[str, str]:
+    """The two keys under which a name is unique on a day's board."""
+    looks, folded = skeletons(name)
+    return hashlib.sha256(looks.encode()).hexdigest(), hashlib.sha256(folded.encode()).hexdigest()
+
+
+def network_entered(challenge: DailyChallenge, address: str) -> bool:
+    """Whether an entry of ``challenge`` came from ``address``'s group."""
+    return challenge.entries.filter(network=network_key(challenge.day, address)).exists()
+
+
+def _refusal(challenge: DailyChallenge, guest_id: str, network: str, keys: tuple[str, str]) -> str:
+    """Why an entry may not be made, or "" if nothing stands in its way."""
+    entries = challenge.entries
+    if entries.filter(guest_id=guest_id).exists():
+        return "daily_entered"
+    if entries.filter(network=network).exists():
+        return "daily_network_entered"
+    if entries.filter(Q(name_key=keys[0]) | Q(name_key_folded=keys[1])).exists():
+        return "daily_name_taken"
+    return ""
+
+
+def daily_enter(*, guest_id: str, name: str, address: str) -> Game:
     """Today's challenge for this browser: a duplicate solitaire on the day's
-    seed, started at once. A browser has one entry a day (``daily_entered``)."""
+    seed, started at once.
+
+    One entry a day per browser (``daily_entered``) and per address group
+    (``daily_network_entered``), and one of each name as a reader would see
+    it (``daily_name_taken``). The database holds all three, so two
+    processes cannot both admit the same one.
+    """
     if not guest_id:
         raise GameError("no_guest")
     name = clean_name(name)
     challenge = daily_challenge(today())
     assert challenge is not None
     daily_challenge(today() + timedelta(days=1))
-    if daily_entry_of(challenge, guest_id) is not None:
-        raise GameError("daily_entered")
+    network = network_key(challenge.day, address)
+    keys = name_keys(name)
+    refusal = _refusal(challenge, guest_id, network, keys)
+    if refusal:
+        raise GameError(refusal)
     try:
         with transaction.atomic():
             game = Game.objects.create(
@@ -88,7 +132,14 @@ def daily_enter(*, guest_id: str, name: str) -> Game:
                 seed_commitment=challenge.seed_commitment,
             )
             player = Player.objects.create(game=game, order=0, name=name, guest_id=guest_id)
-            DailyEntry.objects.create(challenge=challenge, guest_id=guest_id, game=game)
+            DailyEntry.objects.create(
+                challenge=challenge,
+                guest_id=guest_id,
+                network=network,
+                name_key=keys[0],
+                name_key_folded=keys[1],
+                game=game,
+            )
             Move.objects.create(game=game, player=player, version=1, kind=Move.Kind.JOIN)
             Move.objects.create(game=game, player=player, version=2, kind=Move.Kind.START)
             snap = snapshot(
@@ -96,7 +147,8 @@ def daily_enter(*, guest_id: str, name: str) -> Game:
             )
             transaction.on_commit(lambda: live.committed(snap))
     except IntegrityError:
-        raise GameError("daily_entered") from None
+        # Another request got in between the check and the insert.
+        raise GameError(_refusal(challenge, guest_id, network, keys) or "daily_entered") from None
     return game
 
 

@@ -36,22 +36,33 @@ def daily_page(request: HttpRequest) -> HttpResponse:
     tomorrow = daily.daily_challenge(day + timedelta(days=1))
     assert challenge is not None and tomorrow is not None
     form = JoinForm(request.POST or None)
+    address = request.META.get("REMOTE_ADDR", "")
     status = 200
     if request.method == "POST" and form.is_valid():
         guest = guest_id_for(request.session)
         try:
-            with limits.game_creation(address=request.META.get("REMOTE_ADDR", ""), guest=guest):
-                game = daily.daily_enter(guest_id=guest, name=form.cleaned_data["name"])
+            with limits.game_creation(address=address, guest=guest):
+                game = daily.daily_enter(
+                    guest_id=guest, name=form.cleaned_data["name"], address=address
+                )
         except GameError as error:
-            if error.code not in limits.CREATION_REFUSALS:
-                messages.error(request, error_message(error.code))
+            if error.code == "daily_name_taken":
+                # The form again, with what was typed, to choose another name.
+                form.add_error("name", error_message(error.code))
+            elif error.code in limits.CREATION_REFUSALS:
+                form.add_error(None, error_message(error.code))
+                status = 429
+            else:
+                # A network's refusal is shown by the page itself, in place
+                # of the form.
+                if error.code != "daily_network_entered":
+                    messages.error(request, error_message(error.code))
                 return redirect("daily")
-            form.add_error(None, error_message(error.code))
-            status = 429
         else:
             took_a_seat(request, guest)
             return redirect("game", token=game.token)
     entry = daily.daily_entry_of(challenge, guest_id_of(request.session))
+    network_entered = entry is None and daily.network_entered(challenge, address)
     yesterday = DailyChallenge.objects.filter(day=day - timedelta(days=1)).first()
     return render(
         request,
@@ -62,7 +73,8 @@ def daily_page(request: HttpRequest) -> HttpResponse:
             "yesterday": yesterday,
             "ruleset_name": ruleset_name(challenge.ruleset),
             "entry": entry,
-            "form": None if entry else form,
+            "form": None if entry or network_entered else form,
+            "network_entered": error_message("daily_network_entered") if network_entered else "",
             "board": daily.daily_board(challenge),
             "earlier": _earlier(day),
         },

@@ -46,6 +46,9 @@ log = logging.getLogger(__name__)
 
 # RFC 6455 has no "too many connections" code; 4029 echoes HTTP's 429.
 CLOSE_TOO_MANY_SOCKETS = 4029
+# This process is full (``SocketCounts``): 4503 echoes HTTP's 503. Not the
+# client's doing, unlike 4029: the page says so and tries again later.
+CLOSE_SERVER_BUSY = 4503
 
 
 @dataclass
@@ -53,16 +56,40 @@ class SocketClaim:
     """What one open socket counts against, to be given back when it closes."""
 
     keys: list[tuple[str, str]] = field(default_factory=list)
+    # Whether it counts against the process's ceiling, until given back.
+    counted: bool = False
 
 
 class SocketCounts:
-    """Open sockets in this process, by address, guest and game."""
+    """Open sockets in this process, by address, guest and game, and in all.
+
+    The caps per client are fair shares; fifty addresses each within its
+    share still made one process hold more sockets than its loop serves in
+    time. So the process has a ceiling of its own too
+    (``YACHT_SOCKETS_PER_PROCESS``), and people playing come first: a
+    spectator is admitted only while the process is below its share of the
+    ceiling (``YACHT_SPECTATOR_SOCKET_SHARE``), so the rest is always left
+    for seated players (``admits_spectator``).
+    """
 
     def __init__(self) -> None:
         self.open: Counter[tuple[str, str]] = Counter()
+        self.total = 0
+
+    def full(self) -> bool:
+        """Whether this process has as many sockets open as its ceiling."""
+        return self.total >= settings.YACHT_SOCKETS_PER_PROCESS
+
+    def admits_spectator(self) -> bool:
+        """Whether one more socket without a seat fits below the spectators'
+        share of the ceiling, counted with the sockets already claimed (the
+        spectator's own among them)."""
+        share = settings.YACHT_SOCKETS_PER_PROCESS * settings.YACHT_SPECTATOR_SOCKET_SHARE
+        return self.total <= share
 
     def claim(self, *, address: str, guest: str, token: str) -> SocketClaim | None:
-        """Count a new socket in, or None if one of its caps is full."""
+        """Count a new socket in, or None if one of its client's caps is full
+        (the process's ceiling is the caller's to check first: ``full``)."""
         wanted = [
             (("address", address_group(address)), settings.YACHT_SOCKETS_PER_ADDRESS),
             (("guest", guest), settings.YACHT_SOCKETS_PER_SESSION),
@@ -73,11 +100,15 @@ class SocketCounts:
         wanted = [(key, cap) for key, cap in wanted if key[1]]
         if any(self.open[key] >= cap for key, cap in wanted):
             return None
-        claim = SocketClaim([key for key, _cap in wanted])
+        claim = SocketClaim([key for key, _cap in wanted], counted=True)
         self.open.update(claim.keys)
+        self.total += 1
         return claim
 
     def release(self, claim: SocketClaim) -> None:
+        if claim.counted:
+            self.total -= 1
+            claim.counted = False
         self.open.subtract(claim.keys)
         for key in claim.keys:
             if self.open[key] <= 0:
@@ -89,6 +120,38 @@ class SocketCounts:
 
 
 sockets = SocketCounts()
+
+
+class ChatDeliveries:
+    """This process's budget of chat lines delivered to spectators' sockets:
+    a second's worth at once, then ``YACHT_CHAT_DELIVERIES_PER_SECOND``.
+
+    A line said at a table with a hundred spectators is a hundred sends on
+    the loop that also sends every game's moves; fifty such tables chatting
+    made other games' pushes ten times slower. Past the budget a spectator
+    misses the line (seated players never do); the chat log a socket gets
+    on connect has it.
+    """
+
+    def __init__(self) -> None:
+        self.tokens: float | None = None
+        self.stamp = 0.0
+
+    def take(self) -> bool:
+        rate = settings.YACHT_CHAT_DELIVERIES_PER_SECOND
+        now = time.monotonic()
+        if self.tokens is None:
+            self.tokens = rate
+        else:
+            self.tokens = min(rate, self.tokens + (now - self.stamp) * rate)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+chat_deliveries = ChatDeliveries()
 
 
 class _LocalWindows:
@@ -366,6 +429,16 @@ async def connect_allowed(*, address: str) -> bool:
         return True
     count = await _ahit("connect-addr", address_group(address), MESSAGE_WINDOW)
     return count <= settings.YACHT_CONNECTS_PER_ADDRESS
+
+
+CHAT_WINDOW = 10
+
+
+def chat_allowed(*, token: str) -> bool:
+    """Count one chat line at this game, across every process; False past
+    the game's pace. Each line is sent to every socket of the game, so a
+    table's pace bounds its fan-out whoever is speaking."""
+    return _hit("chat-game", token, CHAT_WINDOW) <= settings.YACHT_CHAT_LINES_PER_GAME
 
 
 JOIN_WINDOW = 600

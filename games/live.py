@@ -174,6 +174,12 @@ class LiveProcess:
     def untrack(self, socket: Closable) -> None:
         self._sockets.discard(socket)
 
+    async def close_all(self, code: int) -> None:
+        """Send every open socket a close frame with ``code`` (at shutdown)."""
+        await asyncio.gather(
+            *(socket.close(code=code) for socket in list(self._sockets)), return_exceptions=True
+        )
+
     def _hook_reactor(self, code: int) -> None:
         if self._hooked:
             return
@@ -184,18 +190,15 @@ class LiveProcess:
         from twisted.internet.defer import Deferred
 
         loop = asyncio.get_running_loop()
-        sockets = self._sockets
 
-        def close_all() -> Deferred[Any]:
+        def at_shutdown() -> Deferred[Any]:
             async def goodbye() -> None:
-                await asyncio.gather(
-                    *(s.close(code=code) for s in list(sockets)), return_exceptions=True
-                )
+                await self.close_all(code)
                 await asyncio.sleep(FLUSH_SECONDS)
 
             return Deferred.fromFuture(asyncio.ensure_future(goodbye(), loop=loop))
 
-        reactor.addSystemEventTrigger("before", "shutdown", close_all)
+        reactor.addSystemEventTrigger("before", "shutdown", at_shutdown)
         self._hooked = True
 
 

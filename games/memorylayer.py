@@ -46,6 +46,12 @@ class SharedCopyInMemoryChannelLayer(InMemoryChannelLayer):
         self._next_clean = now + CLEAN_EVERY_SECONDS
         super()._clean_expired()
 
+    def forget(self, channel: str) -> None:
+        """Drop the queue of a socket that has ended (as the Redis layer's
+        ``forget`` drops its inbox): messages pushed to it before it left
+        its group are nobody's."""
+        self.channels.pop(channel, None)
+
     async def group_send(self, group: str, message: dict[str, Any]) -> None:
         assert isinstance(message, dict), "Message is not a dict"
         self.require_valid_group_name(group)

@@ -57,13 +57,22 @@ MESSAGES = {
     # the turn clock and the chat
     "unknown_clock": _("There is no such turn clock."),
     "time_up": _(
-        "Your time for this turn ran out: a bot is playing it for you. Act again to take your "
-        "seat back."
+        "Your time for this turn ran out: a bot is playing it for you. Your next turn is yours "
+        "to play."
     ),
     "chat_closed": _("The host has closed the chat to spectators."),
     "bad_chat": _("A chat message is 1 to 200 visible characters, or one quick phrase."),
+    "chat_busy": _("This table's chat is very busy: wait a few seconds before your next line."),
     # the daily challenge
     "daily_entered": _("This browser has already played today's challenge."),
+    "daily_network_entered": _(
+        "Today's challenge has already been played from your network: one entry per network a "
+        "day. You can still play an ordinary game."
+    ),
+    "daily_name_taken": _(
+        "Someone has already entered today's challenge under that name, or one that looks "
+        "like it: choose another."
+    ),
     "daily_over": _("This daily challenge is over: its day has ended."),
     # transport
     "bad_json": _("That message was not valid JSON."),
@@ -73,6 +82,7 @@ MESSAGES = {
     "too_many_sockets": _(
         "Too many open connections from your browser or network: close some tabs and try again."
     ),
+    "server_busy": _("The server is full just now: trying again in a moment."),
     "unavailable": _("The server could not save that just now: please try again."),
 }
 

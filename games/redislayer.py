@@ -124,6 +124,13 @@ class OwnReaderRedisChannelLayer(RedisChannelLayer):
             raise item
         return item
 
+    def forget(self, channel: str) -> None:
+        """Drop the inbox of a socket that has ended. A receive cancelled
+        drops its own; a socket can also end between two receives (a
+        handler raising on the message the last one returned, or on the
+        error this layer hands every socket when Redis fails)."""
+        self._inboxes.pop(channel, None)
+
     def _ensure_reader(self, process_channel: str) -> None:
         loop = asyncio.get_running_loop()
         reader = self._readers.get(process_channel)

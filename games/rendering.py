@@ -259,9 +259,7 @@ def announcement(snap: Snapshot, me: int | None) -> str:
     elif kind == "clock" and last["seat"] is None:
         parts.append(_("Time is up for this round: bots play for those who had not played it yet."))
     elif kind == "clock":
-        parts.append(
-            _("%(name)s ran out of time: a bot plays for them until they return.") % {"name": who}
-        )
+        parts.append(_("%(name)s ran out of time: a bot plays this turn for them.") % {"name": who})
     elif kind == "roll" and not last["dice"]:
         # Another seat's roll in a duplicate round: its dice are not shown.
         parts.append(_("%(name)s rolled.") % {"name": who})
@@ -355,6 +353,14 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
             }
         )
     current = next((s for s in seats if s["is_current"]), None)
+    # The stand-in bot is playing this viewer's turn because their clock
+    # ran out: the table says so, and offers nothing to do until it is done.
+    clocked_out = (
+        playing
+        and me is not None
+        and bool(snap["turn_seconds"])
+        and any(s["order"] == me and s["person"] and s["bot"] for s in snap["seats"])
+    )
     absent_from = None
     # With a turn clock running, the clock hands the turn to a bot: the
     # grace period's offer would only say the same thing later.
@@ -369,6 +375,7 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "can": {name: True for name in can},
         "spectator": me is None,
         "my_turn": my_turn,
+        "clocked_out": clocked_out,
         "current": current,
         "seats": seats,
         "rows": _rows(snap, seats, "score" in can, language),

@@ -53,8 +53,8 @@ LAST_KINDS: dict[LastKind, str] = {
     "stand_in": "a bot now plays for `seat`, whose person was idle",
     "take_back": "the person of `seat` took it back from the bot",
     "chat": "the host opened or closed the chat to spectators (see `spectator_chat`)",
-    "clock": "the turn clock of `seat` ran out: the stand-in bot plays for it until its "
-    "person acts",
+    "clock": "the turn clock of `seat` ran out: the stand-in bot plays that turn (or round) "
+    "for it, then leaves the seat to its person for the next",
 }
 
 
@@ -781,6 +781,7 @@ def rules_table(
         spectator_chat=game.spectator_chat,
         turns=turns,
         fresh_from=fresh_from,
+        clock=bool(game.turn_seconds),
     )
 
 
@@ -837,6 +838,7 @@ def snapshot_table(snap: Snapshot, *, absent: bool) -> rules.Table:
         absent=absent,
         spectator_chat=snap["spectator_chat"],
         turns=turns,
+        clock=bool(snap["turn_seconds"]),
     )
 
 

@@ -193,24 +193,27 @@ def _wind_clock(
     state: rules.GameState | None = None,
 ) -> None:
     """The deadline of the turn being played: a full period from the start of
-    a person's turn (or from the moment they take their seat back), kept
-    through their rolls; none while a bot plays or with no clock.
+    a person's turn, kept through their rolls; none while a bot plays or
+    with no clock.
+
+    Only the start of a turn sets it. Nothing said during the turn (a hold,
+    a take back, anything) can set it again: once the clock ran out it stays
+    off until the stand-in bot has played that turn, so a person acting as
+    the clock runs out can never buy a fresh period for the turn.
 
     A duplicate game's clock runs per round: a full period from the start
     of the round, while any person has still to play it."""
-    deadline = None
-    if game.turn_seconds and game.duplicate and game.status == Game.Status.PLAYING:
-        if _still_to_play(players, state):
-            deadline = game.turn_deadline
-            if new_turn or deadline is None:
-                deadline = timezone.now() + timedelta(seconds=game.turn_seconds)
-    elif game.turn_seconds and game.status == Game.Status.PLAYING and players:
-        seat = players[game.current_seat]
-        if seat.guest_id and not seat.bot:
-            deadline = game.turn_deadline
-            if new_turn or deadline is None:
-                deadline = timezone.now() + timedelta(seconds=game.turn_seconds)
-    game.turn_deadline = deadline
+    running = False
+    if game.turn_seconds and game.status == Game.Status.PLAYING and players:
+        if game.duplicate:
+            running = bool(_still_to_play(players, state))
+        else:
+            seat = players[game.current_seat]
+            running = bool(seat.guest_id) and not seat.bot
+    if not running:
+        game.turn_deadline = None
+    elif new_turn:
+        game.turn_deadline = timezone.now() + timedelta(seconds=game.turn_seconds)
 
 
 def _still_to_play(players: Sequence[Player], state: rules.GameState | None) -> list[Player]:
@@ -226,9 +229,11 @@ def _still_to_play(players: Sequence[Player], state: rules.GameState | None) -> 
 
 def _time_up(game: Game, players: Sequence[Player]) -> list[Player]:
     """On a locked game whose turn clock has run out: the stand-in bot takes
-    the seat to move (its person takes it back by acting); in a duplicate
-    game, every seat whose person has not played the round. The seats, none
-    when the clock had not run out."""
+    the seat to move; in a duplicate game, every seat whose person has not
+    played the round. It plays that turn to its end, and nothing its person
+    sends meanwhile is taken (``time_up``); then it leaves the seat, whose
+    person plays their next turn as ever (``_stand_in_leaves``). The seats,
+    none when the clock had not run out."""
     if not clock_ran_out(game.status, game.turn_deadline):
         return []
     state = game_state(game, players)
@@ -377,7 +382,8 @@ def game_act(
     An action that reaches the game after its turn clock ran out is refused
     (``time_up``, or ``stale_version`` for anyone else) and the stand-in bot
     takes the turn instead, in the same transaction: of the two, exactly one
-    is ever applied.
+    is ever applied. Once the bot has the turn, every move of that seat is
+    refused with ``time_up`` until the bot has scored it.
 
     Most moves are made against the version this process committed last
     (the player's previous roll or hold): those are decided on the row it
@@ -493,7 +499,8 @@ def _act(
     seat = _check(game, players, guest_id, kind, version=version, state=state)
     assert seat is not None and state is not None
     if seat.bot:
-        # Acting takes the seat back from the bot that kept it.
+        # Acting takes the seat back from the bot that kept it (without a
+        # turn clock: with one, the rules refused a seat whose time ran out).
         seat.bot = ""
         seat.save(update_fields=["bot"])
     if game.duplicate:
@@ -562,6 +569,7 @@ def _play(
         hand_after=(after.dice, after.held),
         cards=(before.cards[seat.order], after.cards[seat.order]),
     )
+    _stand_in_leaves(game, seat, action)
     game.current_seat = after.current
     game.dice = list(after.dice)
     game.held = sorted(after.held)
@@ -616,7 +624,8 @@ def _play_duplicate(
     seat.dice = list(hand.dice)
     seat.held = sorted(hand.held)
     seat.rolls_used = hand.rolls
-    seat.save(update_fields=["dice", "held", "rolls_used"])
+    left = _stand_in_leaves(game, seat, action, save=False)
+    seat.save(update_fields=["dice", "held", "rolls_used", *(["bot"] if left else [])])
     fields: list[str] = []
     if after.finished:
         game.status = Game.Status.FINISHED
@@ -636,6 +645,19 @@ def _play_duplicate(
         new_turn=after.round != before.round,
         logged=logged,
     )
+
+
+def _stand_in_leaves(game: Game, seat: Player, action: rules.Action, *, save: bool = True) -> bool:
+    """When the stand-in bot scores the turn (or round) a person's clock ran
+    out on, it leaves the seat: the person keeps it and plays their next
+    turn on a full period, and if they are still away the clock hands that
+    turn to the bot again. True if it left."""
+    if not (game.turn_seconds and seat.guest_id and seat.bot and isinstance(action, rules.Score)):
+        return False
+    seat.bot = ""
+    if save:
+        seat.save(update_fields=["bot"])
+    return True
 
 
 def game_bot_step(*, token: str, version: int) -> Game:
@@ -806,11 +828,24 @@ def game_score(*, token: str, guest_id: str, version: int, category: str) -> Gam
 MOVES = frozenset({game_roll, game_hold, game_score})
 
 
+def _unpaced() -> bool:
+    return True
+
+
 def game_chat(
-    *, token: str, guest_id: str, text: str | None = None, phrase: str | None = None
+    *,
+    token: str,
+    guest_id: str,
+    text: str | None = None,
+    phrase: str | None = None,
+    paced: Callable[[], bool] = _unpaced,
 ) -> None:
     """Say something at the table: free text, or a quick phrase or reaction
     by its code. The name shown is the speaker's seat's, looked up here.
+
+    ``paced`` counts a line that may be said against the table's pace of
+    chat; False refuses it (``chat_busy``). The socket paces every game's
+    chat there (``limits.chat_allowed``).
 
     Chat is not a change of the game: it takes no lock and leaves the
     version alone (a line said during a move can never make that move
@@ -823,6 +858,8 @@ def game_chat(
     me = seat_among(players, guest_id)
     rules.require(rules_table(game, players, None), me.order if me else None, "chat")
     body, code = read_chat(text, phrase)
+    if not paced():
+        raise GameError("chat_busy")
     with transaction.atomic():
         line = ChatMessage.objects.create(
             game=game, player=me, name=me.name if me else "", text=body, code=code

@@ -258,6 +258,11 @@ SESSION_ENGINE = "yachtsite.sessions"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * env.int("YACHT_SESSION_DAYS", default=90)
 # Lobbies nobody started are deleted by `manage.py clean_stale` after this.
 YACHT_LOBBY_MAX_HOURS = env.float("YACHT_LOBBY_MAX_HOURS", default=24)
+# Started games with no move and no chat line for this many days, never
+# finished, are deleted by `manage.py clean_stale` (finished ones never are).
+YACHT_ABANDONED_DAYS = env.float("YACHT_ABANDONED_DAYS", default=14)
+# Chat lines older than this are deleted by `manage.py clean_stale`.
+YACHT_CHAT_KEEP_DAYS = env.float("YACHT_CHAT_KEEP_DAYS", default=30)
 SESSION_SAVE_EVERY_REQUEST = False
 SESSION_COOKIE_SAMESITE = "Lax"
 
@@ -330,6 +335,25 @@ YACHT_JOINS_PER_ADDRESS = env.int("YACHT_JOINS_PER_ADDRESS", default=60)
 YACHT_SOCKETS_PER_ADDRESS = env.int("YACHT_SOCKETS_PER_ADDRESS", default=40)
 YACHT_SOCKETS_PER_SESSION = env.int("YACHT_SOCKETS_PER_SESSION", default=8)
 YACHT_SOCKETS_PER_GAME = env.int("YACHT_SOCKETS_PER_GAME", default=100)
+# Open game sockets in each server process, whoever opened them. One
+# process serves 400-600 human-paced two-player games at p99 <= 150 ms
+# (DESIGN.md), 800-1,200 seated sockets: 1,000 is the middle of that.
+# Past it a socket is told server_busy and closed with 4503 (the page tries
+# again later). Sockets without a seat are admitted only while the process
+# holds at most YACHT_SPECTATOR_SOCKET_SHARE of the ceiling, so the rest
+# (200 sockets, 100 two-player games, by default) is always left for
+# people seated at a table (docs/security.md).
+YACHT_SOCKETS_PER_PROCESS = env.int("YACHT_SOCKETS_PER_PROCESS", default=1000)
+YACHT_SPECTATOR_SOCKET_SHARE = env.float("YACHT_SPECTATOR_SOCKET_SHARE", default=0.8)
+# Games of bots alone each server process plays at once; the others wait
+# for a slot. Games with a person in them never wait (games/botplay.py).
+YACHT_BOT_GAMES_PER_PROCESS = env.int("YACHT_BOT_GAMES_PER_PROCESS", default=50)
+# Chat lines one game may carry in any 10 seconds, across every process;
+# past it, chat_busy. Each line goes to every socket of the game.
+YACHT_CHAT_LINES_PER_GAME = env.int("YACHT_CHAT_LINES_PER_GAME", default=20)
+# Chat lines delivered to spectators' sockets per second, in each server
+# process (players always get theirs); past it a spectator misses a line.
+YACHT_CHAT_DELIVERIES_PER_SECOND = env.float("YACHT_CHAT_DELIVERIES_PER_SECOND", default=500.0)
 # New sockets per client address over 10 seconds (a reconnecting browser
 # backs off to far fewer): past it, too_many_sockets and 4029 too.
 YACHT_CONNECTS_PER_ADDRESS = env.int("YACHT_CONNECTS_PER_ADDRESS", default=30)

@@ -62,6 +62,10 @@ def test_hostile_messages_from_every_kind_of_sender_never_break_a_rule_or_a_row(
     # Rematches come faster than any address may start games in a row
     # (tested in test_creation_limits.py and test_rematch_limits.py).
     settings.YACHT_GAMES_PACE_PER_ADDRESS = 10**9
+    # Chat comes faster than a table's pace, and every socket is sent every
+    # line (the process's ceilings: test_process_ceilings.py).
+    settings.YACHT_CHAT_LINES_PER_GAME = 10**9
+    settings.YACHT_CHAT_DELIVERIES_PER_SECOND = 10**9
     stats = Stats()
 
     @hypothesis.settings(

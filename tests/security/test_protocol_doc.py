@@ -42,6 +42,7 @@ def test_every_close_code_the_server_sends_is_in_the_close_code_table():
         consumers.CLOSE_TRY_AGAIN_LATER,
         consumers.CLOSE_GOING_AWAY,
         limits.CLOSE_TOO_MANY_SOCKETS,
+        limits.CLOSE_SERVER_BUSY,
     ):
         assert f"| `{code}` |" in DOC, code
 
