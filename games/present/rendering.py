@@ -25,7 +25,7 @@ from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
-from games.models import BOT_LEVELS
+from games.models import BOT_LEVELS, BOT_PACES
 from games.play.chat import PHRASES, REACTION_SVG, REACTIONS
 from games.present.charts import round_top
 from games.present.labels import category_name, ruleset_name
