@@ -85,9 +85,7 @@ class Game(models.Model):
         default=True,
         help_text=_("The host can close the table's chat to spectators."),
     )
-    bot_pace = models.CharField(
-        _("bot pace"), max_length=8, choices=BOT_PACES, default="normal"
-    )
+    bot_pace = models.CharField(_("bot pace"), max_length=8, choices=BOT_PACES, default="normal")
     # Duplicate play (games.rules.duplicate): every seat plays each round at
     # once on the same dice; each seat's hand is kept on its Player row.
     duplicate = models.BooleanField(

@@ -66,12 +66,18 @@ def alone_against_three_bots(page: Page) -> None:
     store = SessionStore()
     store[GUEST_KEY] = "pace-ana"
     store.create()
-    game = services.game_create(
-        guest_id="pace-ana", name="Ana", seat_count=4, bot_level="beginner"
-    )
+    game = services.game_create(guest_id="pace-ana", name="Ana", seat_count=4, bot_level="beginner")
     services.game_start(token=game.token, guest_id="pace-ana", version=game.version)
-    cookie = {"name": settings.SESSION_COOKIE_NAME, "value": store.session_key or ""}
-    page.context.add_cookies([{**cookie, "domain": "127.0.0.1", "path": "/"}])
+    page.context.add_cookies(
+        [
+            {
+                "name": settings.SESSION_COOKIE_NAME,
+                "value": store.session_key or "",
+                "domain": "127.0.0.1",
+                "path": "/",
+            }
+        ]
+    )
     page.goto(f"/en/g/{game.token}/")
     expect(page.locator("[data-connection=open]")).to_be_visible()
     page.evaluate(WATCH_TABLE)

@@ -155,7 +155,7 @@ async def test_a_game_of_bots_alone_waits_for_a_slot_while_a_game_with_a_person_
 
 async def test_a_game_of_bots_alone_that_ends_gives_its_slot_to_one_waiting(monkeypatch, settings):
     settings.YACHT_BOT_GAMES_PER_PROCESS = 1
-    started_steps: list[tuple[str, int]] = []
+    started_steps: list[tuple[str, int, str]] = []
     monkeypatch.setattr(
         botplay,
         "_start",
