@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -63,22 +64,31 @@ WATCH_TABLE = """() => {
 
 def alone_against_three_bots(page: Page) -> None:
     """A started game of the page's guest against three beginner bots, shown."""
-    store = SessionStore()
-    store[GUEST_KEY] = "pace-ana"
-    store.create()
-    game = services.game_create(guest_id="pace-ana", name="Ana", seat_count=4, bot_level="beginner")
-    services.game_start(token=game.token, guest_id="pace-ana", version=game.version)
+
+    def made() -> tuple[str, str]:
+        store = SessionStore()
+        store[GUEST_KEY] = "pace-ana"
+        store.create()
+        game = services.game_create(
+            guest_id="pace-ana", name="Ana", seat_count=4, bot_level="beginner"
+        )
+        services.game_start(token=game.token, guest_id="pace-ana", version=game.version)
+        return store.session_key or "", game.token
+
+    # Off Playwright's thread, whose running loop the start's push must not meet.
+    with ThreadPoolExecutor(1) as worker:
+        session_key, token = worker.submit(made).result()
     page.context.add_cookies(
         [
             {
                 "name": settings.SESSION_COOKIE_NAME,
-                "value": store.session_key or "",
+                "value": session_key,
                 "domain": "127.0.0.1",
                 "path": "/",
             }
         ]
     )
-    page.goto(f"/en/g/{game.token}/")
+    page.goto(f"/en/g/{token}/")
     expect(page.locator("[data-connection=open]")).to_be_visible()
     page.evaluate(WATCH_TABLE)
 
@@ -100,12 +110,13 @@ def play_my_turn_and_wait_for_the_next(page: Page, label: str) -> list[dict[str,
 
 
 def test_alone_against_three_bots_they_play_at_the_fast_pace_and_the_host_can_slow_them(
-    new_page,
+    new_page, screenshot
 ):
     page = new_page()
     alone_against_three_bots(page)
     pace = page.get_by_role("group", name="Bot pace")
     expect(pace.get_by_role("button", name="Fast")).to_have_attribute("aria-pressed", "true")
+    screenshot(page, "bot-pace-desktop")
 
     shown = play_my_turn_and_wait_for_the_next(page, "Fast")
     bot_rolls = [t for t in shown if t["botTurn"] is not None and t["tumbles"]]
@@ -125,8 +136,10 @@ def test_alone_against_three_bots_they_play_at_the_fast_pace_and_the_host_can_sl
     assert {d for t in bot_rolls for d in t["tumbles"]} == {"0.4s"}
 
 
-def test_a_skipped_bot_turn_shows_its_dice_at_once_and_the_next_bot_animates_again(new_page):
-    page = new_page()
+def test_a_skipped_bot_turn_shows_its_dice_at_once_and_the_next_bot_animates_again(
+    new_page, screenshot
+):
+    page = new_page(width=375, height=812)
     alone_against_three_bots(page)
     page.get_by_role("group", name="Bot pace").get_by_role("button", name="Normal").click()
     expect(page.get_by_role("button", name="Normal")).to_have_attribute("aria-pressed", "true")
@@ -139,6 +152,8 @@ def test_a_skipped_bot_turn_shows_its_dice_at_once_and_the_next_bot_animates_aga
     wait_past(page, v)
     # The first bot is thinking: skip its animation before it rolls.
     skip = page.get_by_role("button", name="Skip animation")
+    expect(skip).to_be_visible()
+    screenshot(page, "bot-pace-skip-phone")
     skip.click()
     expect(skip).to_be_hidden()
     expect(page.get_by_role("heading", name="Your turn")).to_be_visible(timeout=60_000)
