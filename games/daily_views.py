@@ -10,8 +10,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from games import daily, limits
-from games.forms import JoinForm
-from games.guests import guest_id_for, guest_id_of, took_a_seat
+from games.forms import DailyForm, default_name
+from games.guests import guest_id_for, guest_id_of, remembered_name, took_a_seat
 from games.labels import ruleset_name
 from games.messages import error_message
 from games.models import DailyChallenge
@@ -35,13 +35,15 @@ def daily_page(request: HttpRequest) -> HttpResponse:
     challenge = daily.daily_challenge(day)
     tomorrow = daily.daily_challenge(day + timedelta(days=1))
     assert challenge is not None and tomorrow is not None
-    form = JoinForm(request.POST or None)
+    form = DailyForm(request.POST or None, initial={"name": remembered_name(request.session)})
     status = 200
     if request.method == "POST" and form.is_valid():
         guest = guest_id_for(request.session)
         try:
             with limits.game_creation(address=request.META.get("REMOTE_ADDR", ""), guest=guest):
-                game = daily.daily_enter(guest_id=guest, name=form.cleaned_data["name"])
+                game = daily.daily_enter(
+                    guest_id=guest, name=form.cleaned_data["name"] or default_name()
+                )
         except GameError as error:
             if error.code not in limits.CREATION_REFUSALS:
                 messages.error(request, error_message(error.code))
@@ -49,7 +51,7 @@ def daily_page(request: HttpRequest) -> HttpResponse:
             form.add_error(None, error_message(error.code))
             status = 429
         else:
-            took_a_seat(request, guest)
+            took_a_seat(request, guest, name=form.cleaned_data["name"])
             return redirect("game", token=game.token)
     entry = daily.daily_entry_of(challenge, guest_id_of(request.session))
     yesterday = DailyChallenge.objects.filter(day=day - timedelta(days=1)).first()
