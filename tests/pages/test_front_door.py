@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from games import daily
-from games.guests import GUEST_KEY, NAME_KEY
+from games.guests import GUEST_KEY
 from games.models import DailyEntry, Game, Player
 from tests import factories
 
@@ -32,6 +32,12 @@ def name_field(html: str) -> str:
     found = re.search(r'<input type="text" name="name"[^>]*>', html)
     assert found, "no name field"
     return found.group(0)
+
+
+def offered_name(client, path: str = "/en/") -> str:
+    """The name the page's name field comes filled with."""
+    found = re.search(r'value="([^"]*)"', name_field(client.get(path).content.decode()))
+    return found.group(1) if found else ""
 
 
 def test_each_bot_level_is_a_button_that_starts_a_game_against_that_bot_at_once(client):
@@ -67,36 +73,34 @@ def test_a_guest_who_gives_no_name_plays_under_the_default_one_of_their_language
     daily_game = token_of(client.post(f"/{lang}/daily/", {"name": ""}))
     assert Player.objects.get(game__token=daily_game).name == default
     # Nothing was given, so nothing is remembered: the field stays empty.
-    assert NAME_KEY not in client.session
-    assert 'value=""' in name_field(client.get(f"/{lang}/").content.decode())
+    assert offered_name(client, f"/{lang}/") == ""
 
 
 def test_the_name_a_guest_gave_is_offered_again_on_every_form(client):
     home_post(client, name="  Zoë   Q ", opponents="solid")
-    assert client.session[NAME_KEY] == "Zoë Q"
-    home = client.get("/en/").content.decode()
-    assert 'value="Zoë Q"' in name_field(home)
-    assert "remembered from last time" in home
-    assert 'value="Zoë Q"' in client.get("/en/daily/").content.decode()
+    assert offered_name(client) == "Zoë Q"
+    assert "remembered from last time" in client.get("/en/").content.decode()
+    assert offered_name(client, "/en/daily/") == "Zoë Q"
     other = factories.lobby_game(2, joined=1)
-    assert 'value="Zoë Q"' in client.get(f"/en/g/{other.token}/").content.decode()
+    assert offered_name(client, f"/en/g/{other.token}/") == "Zoë Q"
 
 
 def test_a_name_given_when_joining_or_entering_the_daily_replaces_the_one_remembered(client):
     home_post(client, name="Ana")
     other = factories.lobby_game(2, joined=1)
     client.post(f"/en/g/{other.token}/join/", {"name": "Anita"})
-    assert client.session[NAME_KEY] == "Anita"
+    assert offered_name(client) == "Anita"
     client.post("/en/daily/", {"name": "Ana D"})
-    assert client.session[NAME_KEY] == "Ana D"
+    assert offered_name(client) == "Ana D"
     # A blank name keeps the one remembered.
     home_post(client, name="")
-    assert client.session[NAME_KEY] == "Ana D"
+    assert offered_name(client) == "Ana D"
 
 
 def test_a_refused_creation_remembers_no_name(client):
     home_post(client, name="Ana", watch="on")
-    assert NAME_KEY not in client.session and GUEST_KEY not in client.session
+    assert GUEST_KEY not in client.session
+    assert offered_name(client) == ""
 
 
 def test_just_watch_with_a_level_fills_every_seat_and_without_one_asks_for_it(client):
