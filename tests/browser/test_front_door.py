@@ -206,3 +206,24 @@ def test_the_keyboard_reaches_every_choice_and_enter_in_the_name_plays_with_frie
     page.get_by_label("Your name").press("Enter")
     expect(page.locator("#invite-link")).to_be_visible()
     assert Player.objects.get(name="Kai").game.status == Game.Status.LOBBY
+
+
+def test_the_page_below_the_header_stands_still_when_the_script_hides_the_language_button(
+    browser, server, transactional_db
+):
+    # Without a script the language menu needs its "Change" button; the
+    # script hides it once loaded. The header must not change height then, or
+    # every phone page shifts under the reader's thumb.
+    tops = {}
+    for script in (False, True):
+        context = browser.new_context(
+            java_script_enabled=script, base_url=server.url, viewport={"width": 375, "height": 812}
+        )
+        try:
+            page = context.new_page()
+            page.goto("/en/")
+            expect(page.locator(".language-switcher button")).to_be_visible(visible=not script)
+            tops[script] = page.locator("main").bounding_box()["y"]
+        finally:
+            context.close()
+    assert tops[True] == tops[False], tops
