@@ -16,7 +16,7 @@ from typing import Any
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from games.consumers import WithoutConnectionUpkeep
+from games.live.consumers import WithoutConnectionUpkeep
 from games.rules import get_ruleset
 
 CATEGORIES = list(get_ruleset("yacht").category_keys)

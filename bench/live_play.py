@@ -74,7 +74,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     # Only for annotations: Django is set up before the games modules load.
-    from games.selectors import Snapshot
+    from games.store.selectors import Snapshot
 
 from bench.client import LOAD_TEST_LIMITS, GameLog, Guest, play_seat
 from scripts.run_cluster import ROOT, Cluster, free_port
@@ -566,9 +566,9 @@ def profile_updates(updates: int) -> str:
     # Without DEBUG the settings refuse a missing secret key: any will do here.
     os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
     django.setup()
-    from games import services
-    from games.live import live
-    from games.rendering import table_message
+    from games.live.process import live
+    from games.play import services
+    from games.present.rendering import table_message
     from games.rules import Roll, Score
 
     pushed: list[Snapshot] = []

@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     # Only for annotations: Django is set up inside main().
-    from games.selectors import Snapshot
+    from games.store.selectors import Snapshot
 
 
 def mid_game_snapshot() -> Snapshot:
     from games import rules
     from games.models import Game, Player
-    from games.selectors import last_action, snapshot
+    from games.store.selectors import last_action, snapshot
 
     rng = random.Random(7)
     state = rules.engine.new_game("classic13", 2)
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     from django.template import engines
     from django.utils import translation
 
-    from games.rendering import table_message
+    from games.present.rendering import table_message
 
     snap = mid_game_snapshot()
     viewers = [(me, lang) for me in (0, 1, None) for lang in ("en", "es")]

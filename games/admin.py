@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
@@ -10,10 +12,24 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from games import rules
-from games.daily import is_over
-from games.labels import RULESET_NAMES, category_name
 from games.models import ChatMessage, DailyChallenge, DailyEntry, Game, Move, Player, ScoreEntry
-from games.selectors import game_snapshot
+from games.play.daily import is_over, today
+from games.present.labels import RULESET_NAMES, category_name
+from games.store.selectors import game_snapshot
+
+
+def dice_secret(game: Game) -> bool:
+    """Whether ``game`` is a daily entry whose day is not over: its dice are
+    the day's, for everyone, so staff who saw them could play them."""
+    return game.daily is not None and not is_over(game.daily.day)
+
+
+def _not_secret(queryset: QuerySet[Any], game: str) -> QuerySet[Any]:
+    """``queryset`` without rows of daily games still being played on their day."""
+    return queryset.exclude(**{f"{game}__daily__day__gte": today()})
+
+
+HIDDEN_UNTIL_OVER = _("hidden until the day is over")
 
 
 class ReadOnlyMixin:
@@ -125,11 +141,40 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "review_link",
     ]
     inlines = [PlayerInline, MoveInline, ChatInline]
+    # What tells a daily game's dice: its dice, holds, boxes and review.
+    SECRET_FIELDS = frozenset({"dice", "held", "held_dice", "scorecards", "review_link"})
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
         # Every column of the list reads the seats and boxes prefetched here:
         # one query each for games, seats and boxes, however many rows.
-        return super().get_queryset(request).prefetch_related("players__scores")
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("daily")
+            .prefetch_related("players__scores")
+        )
+
+    def get_fields(self, request: HttpRequest, obj: Game | None = None) -> list[Any]:
+        fields = list(super().get_fields(request, obj))
+        if obj is None or not dice_secret(obj):
+            return fields
+        return [f for f in fields if f not in self.SECRET_FIELDS]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Game | None = None) -> list[str]:
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and dice_secret(obj):
+            fields.append("secret_dice")
+        return fields
+
+    def get_inlines(self, request: HttpRequest, obj: Game | None) -> list[type]:
+        inlines = list(super().get_inlines(request, obj))
+        if obj is not None and dice_secret(obj):
+            inlines.remove(MoveInline)
+        return inlines
+
+    @admin.display(description=_("dice, moves and boxes"))
+    def secret_dice(self, game: Game) -> str:
+        return str(HIDDEN_UNTIL_OVER)
 
     @admin.display(description=_("rule set"), ordering="ruleset")
     def ruleset_name(self, game: Game) -> str:
@@ -198,12 +243,21 @@ class PlayerAdmin(ReadOnlyMixin, admin.ModelAdmin):
     readonly_fields = ["game", "order", "name", "joined_at"]
     exclude = ["guest_id"]
 
+    def get_fields(self, request: HttpRequest, obj: Player | None = None) -> list[Any]:
+        fields = list(super().get_fields(request, obj))
+        if obj is None or not dice_secret(obj.game):
+            return fields
+        return [f for f in fields if f not in ("dice", "held")]
+
 
 @admin.register(ScoreEntry)
 class ScoreEntryAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = ["player", "category", "points", "extra_bonus", "created_at"]
     list_filter = ["category"]
     search_fields = ["player__name", "player__game__token"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ScoreEntry]:
+        return _not_secret(super().get_queryset(request), "player__game")
 
 
 @admin.register(Move)
@@ -228,6 +282,9 @@ class MoveAdmin(ReadOnlyMixin, admin.ModelAdmin):
         return _held_from_one(move)
 
     search_fields = ["game__token", "player__name"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Move]:
+        return _not_secret(super().get_queryset(request), "game")
 
 
 class DailyEntryInline(ReadOnlyMixin, admin.TabularInline):

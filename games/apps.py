@@ -7,8 +7,9 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self) -> None:
-        from games import botplay, broadcast, turnclock
-        from games.live import live
+        from games.live import broadcast
+        from games.live.process import live
+        from games.play import botplay, turnclock
 
         # What follows every commit, in order: the push, then a bot's next
         # step, then the turn clock's timer.

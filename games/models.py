@@ -1,5 +1,5 @@
 """Persisted games. Fields and constraints only: the rules live in ``games.rules``
-and every change goes through ``games.services``."""
+and every change goes through ``games.play.services``."""
 
 from __future__ import annotations
 
@@ -118,6 +118,8 @@ class Game(models.Model):
         verbose_name = _("game")
         verbose_name_plural = _("games")
         ordering = ["-created_at"]
+        # clean_stale finds lobbies and abandoned games by status and last change.
+        indexes = [models.Index(fields=["status", "acted_at"], name="game_status_acted_at")]
         constraints = [
             models.CheckConstraint(
                 condition=Q(seat_count__gte=1, seat_count__lte=MAX_SEATS), name="seat_count_range"
@@ -277,6 +279,8 @@ class ChatMessage(models.Model):
         verbose_name = _("chat message")
         verbose_name_plural = _("chat messages")
         ordering = ["game", "pk"]
+        # clean_stale deletes old lines by their age.
+        indexes = [models.Index(fields=["created_at"], name="chat_created_at")]
         constraints = [
             models.CheckConstraint(
                 condition=(Q(text="") & ~Q(code="")) | (~Q(text="") & Q(code="")),
@@ -326,6 +330,18 @@ class DailyEntry(models.Model):
         related_name="entries",
     )
     guest_id = models.CharField(_("guest"), max_length=64)
+    # A keyed hash of the entrant's address group and the day: it tells two
+    # entries from one network apart on that day only, and keeps no address
+    # (an unkeyed hash of an IPv4 address is undone by trying all of them).
+    # Empty on entries made before it was kept.
+    network = models.CharField(_("network"), max_length=64, blank=True, editable=False)
+    # Hashes of the name as a reader sees it (``games.play.names.skeletons``, which
+    # can be longer than the name): a name matching either key of an entry of
+    # the day passes for that entry's.
+    name_key = models.CharField(_("name key"), max_length=64, blank=True, editable=False)
+    name_key_folded = models.CharField(
+        _("name key, case folded first"), max_length=64, blank=True, editable=False
+    )
     game = models.OneToOneField(
         Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="daily_entry"
     )
@@ -337,6 +353,21 @@ class DailyEntry(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["challenge", "guest_id"], name="one_daily_entry_per_guest"
+            ),
+            models.UniqueConstraint(
+                fields=["challenge", "network"],
+                condition=~Q(network=""),
+                name="one_daily_entry_per_network",
+            ),
+            models.UniqueConstraint(
+                fields=["challenge", "name_key"],
+                condition=~Q(name_key=""),
+                name="one_daily_name_per_look",
+            ),
+            models.UniqueConstraint(
+                fields=["challenge", "name_key_folded"],
+                condition=~Q(name_key_folded=""),
+                name="one_daily_name_per_folded_look",
             ),
         ]
 

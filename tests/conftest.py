@@ -56,7 +56,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def forget_snapshots() -> None:
     """Tokens and versions repeat across tests whose database was emptied in
     between: no test may be shown another's snapshot, or play from its seats."""
-    from games.selectors import committed_seats, recent
+    from games.store.selectors import committed_seats, recent
 
     recent.clear()
     committed_seats.clear()
@@ -72,7 +72,8 @@ def close_helper_connections() -> Iterator[None]:
     from asgiref.sync import SyncToAsync
     from django.db import connections
 
-    from games import dbthreads, loopmoves
+    from games.live import loopmoves
+    from games.store import dbthreads
 
     yield
     dbthreads.close_connections()
@@ -86,7 +87,7 @@ def every_sync_reads_the_game(monkeypatch: pytest.MonkeyPatch) -> None:
     (``Client.nothing_new``, the hostile oracle): in-process sockets read it
     on every ask. Sockets' memory of what they were sent is tested on its own
     (tests/consumers/test_sync_reads.py), and servers the tests start keep it."""
-    from games import consumers
+    from games.live import consumers
 
     monkeypatch.setattr(consumers, "SYNC_READS_EVERY", 0.0)
 
@@ -96,7 +97,7 @@ def fresh_limits() -> Iterator[None]:
     """Every test starts with no messages, games or sockets counted against anyone."""
     from django.conf import settings
 
-    from games import limits
+    from games.live import limits
 
     def clear() -> None:
         limits._local.counts.clear()

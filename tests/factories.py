@@ -12,10 +12,10 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from games import services
 from games.models import Game
+from games.play import services
 from games.rules import Roll, Score
-from games.selectors import game_players, game_state
+from games.store.selectors import game_players, game_state
 
 GUESTS = ("ana", "bo", "cy", "di", "ed", "flo")
 

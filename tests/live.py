@@ -3,14 +3,19 @@ the test database (and Redis, when the suite runs with REDIS_URL)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 from django.db import connection
 
@@ -97,3 +102,71 @@ class DaphneProcess:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+class RedisProxy:
+    """A TCP proxy in front of a Redis, which a test can cut (every
+    connection through it dropped, new ones refused, as when Redis goes
+    down) and restore. Runs its own event loop in a thread, beside whatever
+    the test runs in its own."""
+
+    def __init__(self, redis_url: str) -> None:
+        target = urlsplit(redis_url)
+        self.target = (target.hostname or "127.0.0.1", target.port or 6379)
+        self.port = free_port()
+        self.url = target._replace(netloc=f"127.0.0.1:{self.port}").geturl()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._server: asyncio.Server | None = None
+        self._open: set[asyncio.StreamWriter] = set()
+
+    def start(self) -> RedisProxy:
+        self._thread.start()
+        self.restore()
+        return self
+
+    def cut(self) -> None:
+        self._run(self._cut())
+
+    def restore(self) -> None:
+        self._run(self._listen())
+
+    def stop(self) -> None:
+        self.cut()
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._loop.close()
+
+    def _run(self, work: Coroutine[Any, Any, None]) -> None:
+        asyncio.run_coroutine_threadsafe(work, self._loop).result(10)
+
+    async def _listen(self) -> None:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
+
+    async def _cut(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        for writer in list(self._open):
+            writer.transport.abort()
+        self._open.clear()
+
+    async def _serve(self, client_in: asyncio.StreamReader, client: asyncio.StreamWriter) -> None:
+        try:
+            redis_in, redis = await asyncio.open_connection(*self.target)
+        except OSError:
+            client.transport.abort()
+            return
+        self._open |= {client, redis}
+        await asyncio.gather(self._pipe(client_in, redis), self._pipe(redis_in, client))
+
+    async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+        try:
+            while data := await source.read(65536):
+                sink.write(data)
+                await sink.drain()
+        except OSError:
+            pass
+        finally:
+            self._open.discard(sink)
+            sink.transport.abort()

@@ -15,7 +15,7 @@ from channels.sessions import SessionMiddlewareStack  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
-from games.routing import websocket_urlpatterns  # noqa: E402
+from games.live.routing import websocket_urlpatterns  # noqa: E402
 from yachtsite.edges import NoSuchSocket, SameOriginValidator  # noqa: E402
 from yachtsite.pages import Pages  # noqa: E402
 

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.http.request import split_domain_port, validate_host
 
-from games.consumers import CLOSE_NO_SUCH_GAME
+from games.live.consumers import CLOSE_NO_SUCH_GAME
 
 
 class NoSuchSocket(AsyncWebsocketConsumer):

@@ -26,7 +26,7 @@ from a2wsgi import WSGIMiddleware
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler
 
-from games.live import live
+from games.live.process import live
 
 # Past what Django would parse of a form (DATA_UPLOAD_MAX_MEMORY_SIZE), a
 # little more for a multipart form's framing: no page takes more.

@@ -154,7 +154,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.boo
     )
 
 # Threads doing the sockets' database work, each game always on the same one
-# (games/dbthreads.py). SQLite writes one transaction at a time: one thread.
+# (games/store/dbthreads.py). SQLite writes one transaction at a time: one thread.
 YACHT_DB_THREADS = env.int(
     "YACHT_DB_THREADS",
     default=1 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3" else 4,
@@ -166,7 +166,7 @@ YACHT_PAGE_THREADS = env.int("YACHT_PAGE_THREADS", default=10)
 
 # A player's move on the row this process remembers is settled on the
 # sockets' loop, not handed to a game's thread and back, which cost more
-# CPU than the move (games/loopmoves.py): SQLite's statements run there as
+# CPU than the move (games/live/loopmoves.py): SQLite's statements run there as
 # they are, PostgreSQL's one statement through psycopg's asynchronous driver.
 YACHT_MOVES_ON_LOOP = env.bool("YACHT_MOVES_ON_LOOP", default=True)
 
@@ -185,8 +185,8 @@ if REDIS_URL:
         "default": {
             # channels-redis's core layer, with the process's read of Redis
             # owned by the layer rather than by whichever socket happened to
-            # be waiting: see games/redislayer.py for the push it used to lose.
-            "BACKEND": "games.redislayer.OwnReaderRedisChannelLayer",
+            # be waiting: see games/live/redislayer.py for the push it used to lose.
+            "BACKEND": "games.live.redislayer.OwnReaderRedisChannelLayer",
             "CONFIG": {
                 "hosts": [
                     {
@@ -212,8 +212,10 @@ if REDIS_URL:
     }
 else:
     # channels' in-memory layer, minus its walk over every socket on each
-    # push: see games/memorylayer.py.
-    CHANNEL_LAYERS = {"default": {"BACKEND": "games.memorylayer.SharedCopyInMemoryChannelLayer"}}
+    # push: see games/live/memorylayer.py.
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "games.live.memorylayer.SharedCopyInMemoryChannelLayer"}
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -258,6 +260,11 @@ SESSION_ENGINE = "yachtsite.sessions"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * env.int("YACHT_SESSION_DAYS", default=90)
 # Lobbies nobody started are deleted by `manage.py clean_stale` after this.
 YACHT_LOBBY_MAX_HOURS = env.float("YACHT_LOBBY_MAX_HOURS", default=24)
+# Started games with no move and no chat line for this many days, never
+# finished, are deleted by `manage.py clean_stale` (finished ones never are).
+YACHT_ABANDONED_DAYS = env.float("YACHT_ABANDONED_DAYS", default=14)
+# Chat lines older than this are deleted by `manage.py clean_stale`.
+YACHT_CHAT_KEEP_DAYS = env.float("YACHT_CHAT_KEEP_DAYS", default=30)
 SESSION_SAVE_EVERY_REQUEST = False
 SESSION_COOKIE_SAMESITE = "Lax"
 
@@ -316,7 +323,7 @@ YACHT_GAMES_PACE_SECONDS = env.int("YACHT_GAMES_PACE_SECONDS", default=20)
 # address groups creating the most are held to their fair share of it (this
 # number split among the groups creating games, never less than the floor).
 # A group within its share, a fresh visitor above all, is never refused for
-# what others created (games/limits.py, docs/security.md).
+# what others created (games/live/limits.py, docs/security.md).
 YACHT_GAMES_PER_HOUR_SITE = env.int("YACHT_GAMES_PER_HOUR_SITE", default=3000)
 YACHT_GAMES_PER_HOUR_FAIR_FLOOR = env.int("YACHT_GAMES_PER_HOUR_FAIR_FLOOR", default=10)
 # Posts of a game's join form per guest session and per client address over
@@ -330,13 +337,32 @@ YACHT_JOINS_PER_ADDRESS = env.int("YACHT_JOINS_PER_ADDRESS", default=60)
 YACHT_SOCKETS_PER_ADDRESS = env.int("YACHT_SOCKETS_PER_ADDRESS", default=40)
 YACHT_SOCKETS_PER_SESSION = env.int("YACHT_SOCKETS_PER_SESSION", default=8)
 YACHT_SOCKETS_PER_GAME = env.int("YACHT_SOCKETS_PER_GAME", default=100)
+# Open game sockets in each server process, whoever opened them. One
+# process serves 400-600 human-paced two-player games at p99 <= 150 ms
+# (DESIGN.md), 800-1,200 seated sockets: 1,000 is the middle of that.
+# Past it a socket is told server_busy and closed with 4503 (the page tries
+# again later). Sockets without a seat are admitted only while the process
+# holds at most YACHT_SPECTATOR_SOCKET_SHARE of the ceiling, so the rest
+# (200 sockets, 100 two-player games, by default) is always left for
+# people seated at a table (docs/security.md).
+YACHT_SOCKETS_PER_PROCESS = env.int("YACHT_SOCKETS_PER_PROCESS", default=1000)
+YACHT_SPECTATOR_SOCKET_SHARE = env.float("YACHT_SPECTATOR_SOCKET_SHARE", default=0.8)
+# Games of bots alone each server process plays at once; the others wait
+# for a slot. Games with a person in them never wait (games/play/botplay.py).
+YACHT_BOT_GAMES_PER_PROCESS = env.int("YACHT_BOT_GAMES_PER_PROCESS", default=50)
+# Chat lines one game may carry in any 10 seconds, across every process;
+# past it, chat_busy. Each line goes to every socket of the game.
+YACHT_CHAT_LINES_PER_GAME = env.int("YACHT_CHAT_LINES_PER_GAME", default=20)
+# Chat lines delivered to spectators' sockets per second, in each server
+# process (players always get theirs); past it a spectator misses a line.
+YACHT_CHAT_DELIVERIES_PER_SECOND = env.float("YACHT_CHAT_DELIVERIES_PER_SECOND", default=500.0)
 # New sockets per client address over 10 seconds (a reconnecting browser
 # backs off to far fewer): past it, too_many_sockets and 4029 too.
 YACHT_CONNECTS_PER_ADDRESS = env.int("YACHT_CONNECTS_PER_ADDRESS", default=30)
 # Seconds between two syncs of one socket that read the game; a sync asked
-# sooner is answered from what the socket was last sent (games/consumers.py).
+# sooner is answered from what the socket was last sent (games/live/consumers.py).
 YACHT_SYNC_READS_EVERY = env.float("YACHT_SYNC_READS_EVERY", default=1.0)
-# Each socket's own messages: a burst, then a steady rate (games/consumers.py).
+# Each socket's own messages: a burst, then a steady rate (games/live/consumers.py).
 YACHT_SOCKET_MESSAGE_BURST = env.int("YACHT_SOCKET_MESSAGE_BURST", default=30)
 YACHT_SOCKET_MESSAGES_PER_SECOND = env.float("YACHT_SOCKET_MESSAGES_PER_SECOND", default=5.0)
 # Socket messages per guest session and per client address over 10 seconds,

@@ -1,5 +1,5 @@
 """The engine's one error type. Codes are stable identifiers; people read
-them translated, at the edge (``games/messages.py``)."""
+them translated, at the edge (``games/present/messages.py``)."""
 
 
 class GameError(Exception):

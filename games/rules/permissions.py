@@ -70,6 +70,11 @@ class Table:
     # is now (its last move, or the start): others' moves in between do not
     # make its action stale, since they change nothing it acted on.
     fresh_from: tuple[int, ...] | None = None
+    # A turn clock runs in this game. When it runs out, the stand-in bot plays
+    # the seat's turn (in a duplicate game, its round) to its end and leaves:
+    # a person's seat a bot keeps is one whose time ran out, and nothing that
+    # seat sends can take that turn back or give it more time.
+    clock: bool = False
 
 
 Check = Callable[[Table, int | None, bool], str | None]
@@ -81,6 +86,11 @@ def _is_host(table: Table, seat: int | None) -> bool:
 
 def _seated(table: Table, seat: int | None) -> bool:
     return seat is not None and 0 <= seat < len(table.seats) and table.seats[seat].person
+
+
+def _clocked_out(table: Table, seat: int | None) -> bool:
+    """``seat``'s clock ran out, and the stand-in bot is playing its turn."""
+    return table.clock and _seated(table, seat) and bool(table.seats[seat or 0].bot)
 
 
 def _during_play(table: Table) -> str | None:
@@ -120,6 +130,9 @@ def _playing_seated(table: Table, seat: int | None, stale: bool) -> str | None:
     return (
         _during_play(table)
         or (None if _seated(table, seat) else "not_seated")
+        # Before staleness: a move made just before the clock acted names
+        # the version before it, and its sender must hear why it failed.
+        or ("time_up" if _clocked_out(table, seat) else None)
         or ("stale_version" if stale else None)
         or _to_move(table, seat)
     )
@@ -180,8 +193,9 @@ def _hand_to_bot(table: Table, seat: int | None, stale: bool) -> str | None:
     refused = _during_play(table) or (None if _seated(table, seat) else "not_seated")
     if refused:
         return refused
-    if table.turns is not None:
-        # Nobody waits on one seat's turn: each plays its own round.
+    if table.turns is not None or table.clock:
+        # Nobody waits on one seat's turn: each plays its own round; and
+        # with a clock, the clock hands an idle seat's turn to the bot.
         return "not_absent"
     assert table.game is not None
     current = table.game.current
@@ -195,6 +209,8 @@ def _take_back(table: Table, seat: int | None, stale: bool) -> str | None:
     if not _seated(table, seat):
         return "not_seated"
     assert seat is not None
+    if _clocked_out(table, seat):
+        return "time_up"
     return None if table.seats[seat].bot else "not_absent"
 
 

@@ -60,7 +60,6 @@
     setConnection(attempts ? "closed" : "connecting");
     socket = new WebSocket(socketUrl());
     socket.addEventListener("open", () => {
-      attempts = 0;
       // "Live" once the table the server sends on connect is shown: until
       // then the page may still show an older version.
       // "Reconnecting…" said while the socket was down no longer holds.
@@ -73,8 +72,14 @@
       queued = [];
       outbox = [];
       if (event.code === 4404) return;
-      // Exponential backoff with jitter; the server resends the whole table on connect.
-      const delay = Math.min(8000, 300 * 2 ** attempts) * (0.5 + Math.random() / 2);
+      // Exponential backoff with jitter; the server resends the whole table on
+      // connect. The server accepts before it can refuse ("try again later"
+      // while Redis is down), so only a table, not the socket opening, says
+      // a try worked. Never more than 4 s apart, so a player is back soon
+      // after the server is; a full server (4503) is given longer, since
+      // every page it refused is retrying too.
+      const [first, most] = event.code === 4503 ? [2000, 30000] : [300, 4000];
+      const delay = Math.min(most, first * 2 ** attempts) * (0.5 + Math.random() / 2);
       attempts += 1;
       setTimeout(connect, delay);
     });
@@ -167,7 +172,12 @@
       return;
     }
     // Any table, even one older than shown, says the socket is live.
-    if (message.type === "table") setConnection("open");
+    // The backoff starts afresh only once the server has let the socket in:
+    // a socket refused right after opening keeps backing off.
+    if (message.type === "table") {
+      setConnection("open");
+      attempts = 0;
+    }
     if (message.type !== "table" || message.version < shown) return;
     if (message.rematch) {
       location.assign(location.pathname.replace(/\/g\/[^/]+\//, `/g/${message.rematch}/`));

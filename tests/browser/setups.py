@@ -8,9 +8,9 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from games import services
 from games.models import Game, Player
-from games.selectors import game_players, game_state
+from games.play import services
+from games.store.selectors import game_players, game_state
 
 NAMES = ["Ana", "Bo", "Carmen", "Dario", "Elena", "Farid"]
 

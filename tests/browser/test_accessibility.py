@@ -9,9 +9,9 @@ import json
 import pytest
 from playwright.sync_api import Page, expect
 
-from games import services
+from games.play import services
 from games.rules import RULESETS
-from games.selectors import game_players, game_state
+from games.store.selectors import game_players, game_state
 from tests.browser import setups
 from tests.live import ROOT
 

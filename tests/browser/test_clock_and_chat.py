@@ -109,7 +109,7 @@ def test_two_friends_play_on_a_clock_and_chat_each_in_their_own_language(new_pag
     expect(bo.locator(".chat-log")).to_contain_text("Bel lancio!")
 
 
-def test_when_the_clock_runs_out_the_bot_plays_the_turn_and_the_player_takes_the_seat_back(
+def test_when_the_clock_runs_out_the_bot_plays_that_turn_and_the_player_plays_the_next(
     new_page,
 ):
     ana = new_page(width=1280, height=800)
@@ -130,6 +130,10 @@ def test_when_the_clock_runs_out_the_bot_plays_the_turn_and_the_player_takes_the
     # Ana does nothing: the bot plays her turn, and it is Bo's, on his clock.
     expect(bo.get_by_role("heading", name="Your turn")).to_be_visible(timeout=15_000)
     expect(bo.get_by_role("timer")).to_be_visible()
-    expect(ana.get_by_text("A bot is keeping your seat while you were away.")).to_be_visible()
-    ana.get_by_role("button", name="Take my seat back").click()
-    expect(ana.get_by_text("A bot is keeping your seat while you were away.")).to_be_hidden()
+    # The bot has left Ana her seat: nothing to take back.
+    expect(ana.get_by_role("button", name="Take my seat back")).to_have_count(0)
+    # Bo's clock runs out too; Ana's next turn is hers to play, on a full clock.
+    expect(ana.get_by_role("heading", name="Your turn")).to_be_visible(timeout=15_000)
+    expect(ana.get_by_role("timer")).to_be_visible()
+    ana.get_by_role("button", name=re.compile("^Roll")).click()
+    expect(ana.locator(".dice .die")).to_have_count(5)

@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 from playwright.sync_api import expect
 
-from games import daily
 from games.models import DailyChallenge
+from games.play import daily
 from tests.browser.test_duplicate_game import shoot
 
 pytestmark = pytest.mark.browser
@@ -39,7 +39,18 @@ def test_a_player_plays_todays_challenge_and_finds_it_on_the_board(new_page):
     row = page.locator(".daily-board tbody tr", has_text="Dora")
     expect(row).to_contain_text(total)
     assert page.locator(".daily-board a").count() == 0
+    expect(page.locator(".daily-proof")).to_contain_text("One entry per browser and per network")
     shoot(page, "daily-board-during-the-day")
+
+    # Another browser on the same network (every page here comes from
+    # 127.0.0.1) is told so, and offered an ordinary game instead.
+    other = new_page()
+    other.goto("/en/daily/")
+    expect(other.get_by_role("status")).to_contain_text("already been played from your network")
+    expect(other.get_by_label("Your name")).to_have_count(0)
+    shoot(other, "daily-challenge-network-entered")
+    other.get_by_role("link", name="Play an ordinary game").click()
+    expect(other).to_have_url(re.compile(r"/en/$"))
 
     # The day passes: its board now tells the points lost and the perfect player.
     day = daily.today()

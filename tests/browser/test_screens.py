@@ -11,9 +11,9 @@ import os
 import pytest
 from playwright.sync_api import Page, expect
 
-from games import services
 from games.models import Game
-from games.selectors import duplicate_state, game_players, game_state
+from games.play import services
+from games.store.selectors import duplicate_state, game_players, game_state
 from tests.browser import setups
 from tests.live import ROOT
 

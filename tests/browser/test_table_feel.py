@@ -11,8 +11,8 @@ from django.db.models import F
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from games import services
 from games.models import Game
+from games.play import services
 from tests.browser import setups
 from tests.browser.test_live_game import version, wait_past
 

@@ -8,7 +8,7 @@ import json
 import pytest
 from playwright.sync_api import Page, expect
 
-from games import services
+from games.play import services
 from games.rules import get_ruleset
 from tests.browser import setups
 from tests.live import ROOT

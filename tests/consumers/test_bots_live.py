@@ -1,8 +1,8 @@
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import services
 from games.models import Game
+from games.play import services
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

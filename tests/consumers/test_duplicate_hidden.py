@@ -9,10 +9,10 @@ import re
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import services
-from games.guests import GUEST_KEY
 from games.models import Game, Player
+from games.play import services
 from games.rules import Roll, Score
+from games.web.guests import GUEST_KEY
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -158,8 +158,8 @@ async def test_a_round_in_play_resumes_for_a_socket_after_the_process_restarts(c
 
     @sync_to_async
     def restart() -> None:
-        from games import viewcache
-        from games.selectors import recent
+        from games.present import viewcache
+        from games.store.selectors import recent
 
         recent.clear()
         viewcache._views.clear()

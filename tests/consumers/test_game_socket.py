@@ -2,8 +2,8 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games import services
 from games.models import Game, Move, ScoreEntry
+from games.play import services
 from tests import factories
 from yachtsite.asgi import application
 

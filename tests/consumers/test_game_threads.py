@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import dbthreads, services
-from games.dbthreads import GameThreads
 from games.models import Game
+from games.play import services
+from games.store import dbthreads
+from games.store.dbthreads import GameThreads
 from tests import factories
 
 

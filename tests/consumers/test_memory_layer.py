@@ -9,9 +9,9 @@ import asyncio
 import pytest
 from channels.layers import InMemoryChannelLayer
 
-from games import memorylayer
-from games.live import live
-from games.memorylayer import SharedCopyInMemoryChannelLayer
+from games.live import memorylayer
+from games.live.memorylayer import SharedCopyInMemoryChannelLayer
+from games.live.process import live
 
 
 async def test_a_group_send_reaches_every_member_in_order() -> None:

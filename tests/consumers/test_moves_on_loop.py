@@ -2,7 +2,7 @@
 
 Where ``YACHT_MOVES_ON_LOOP`` is on (the default), a socket's roll, hold or
 score against the version this process committed is decided and written on
-the loop (``games.loopmoves``: SQLite's statements as they are, PostgreSQL's
+the loop (``games.live.loopmoves``: SQLite's statements as they are, PostgreSQL's
 through its asynchronous driver), without the hand-off to the game's
 thread; every other move, and any refusal, still goes there.
 """
@@ -16,8 +16,10 @@ from asgiref.sync import sync_to_async
 from django.core.exceptions import SynchronousOnlyOperation
 from django.db import connection
 
-from games import consumers, dbthreads, services
+from games.live import consumers
 from games.models import Game, Move
+from games.play import services
+from games.store import dbthreads
 from tests import factories
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -203,7 +205,7 @@ async def test_a_retry_after_a_lost_answer_is_refused_with_the_table_it_missed(
 
 @pytest.mark.skipif("not postgres()", reason="PostgreSQL's connection settings")
 async def test_the_loops_connections_bind_values_as_the_settings_ask():
-    from games.loopmoves import _connection_params
+    from games.live.loopmoves import _connection_params
 
     options = connection.settings_dict["OPTIONS"]
     assert "cursor_factory" not in _connection_params()  # server-side: psycopg's default
@@ -217,7 +219,7 @@ async def test_the_loops_connections_bind_values_as_the_settings_ask():
 
 @pytest.mark.skipif("not postgres()", reason="PostgreSQL's asynchronous driver")
 async def test_the_connections_of_a_loop_that_closed_are_closed_when_another_loop_opens_one():
-    from games.loopmoves import LoopConnections
+    from games.live.loopmoves import LoopConnections
 
     here = LoopConnections(1)
     # Another loop (another thread's, as in a test before this one) opens

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from games.actions import DECLARATIONS, PROTOCOL_DOC, protocol_sections, with_sections
-from games.messages import MESSAGES
+from games.play.actions import DECLARATIONS, PROTOCOL_DOC, protocol_sections, with_sections
+from games.present.messages import MESSAGES
 from games.rules import ACTION_NAMES
 
 PAGE = Path(__file__).resolve().parents[2] / PROTOCOL_DOC

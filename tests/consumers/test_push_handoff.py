@@ -8,9 +8,10 @@ from typing import Any, cast
 
 from asgiref.sync import sync_to_async
 
-from games import botplay, broadcast
-from games.live import live
-from games.selectors import Snapshot
+from games.live import broadcast
+from games.live.process import live
+from games.play import botplay
+from games.store.selectors import Snapshot
 
 
 class HeldLayer:

@@ -17,8 +17,8 @@ from django.conf import settings
 from redis import utils as redis_utils
 from redis.asyncio import Redis
 
-from games import limits
-from games.redislayer import OwnReaderRedisChannelLayer
+from games.live import limits
+from games.live.redislayer import OwnReaderRedisChannelLayer
 
 pytestmark = pytest.mark.skipif(
     not settings.REDIS_URL, reason="needs REDIS_URL (runs in CI's PostgreSQL + Redis pass)"

@@ -6,7 +6,8 @@ from types import SimpleNamespace
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import consumers, services
+from games.live import consumers
+from games.play import services
 from tests import factories
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

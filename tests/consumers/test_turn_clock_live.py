@@ -5,15 +5,16 @@ or the next page load, acts)."""
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
 from django.test import Client as PageClient
 from django.utils import timezone
 
-from games import services
 from games.models import Game, Player
+from games.play import services
 from tests import factories
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -58,12 +59,8 @@ async def test_the_clock_runs_out_under_a_live_socket_and_the_stand_in_bot_plays
             break
     assert table["state"]["last"]["kind"] == "score" and table["state"]["last"]["seat"] == 0
     assert table["state"]["deadline"] is not None
-    versions_before = table["version"]
-    # Ana takes her seat back.
-    await ana.send({"action": "take_back"})
-    back = await watcher.table()
-    assert back["version"] == versions_before + 1
-    assert back["state"]["seats"][0]["bot"] == ""
+    # Having played that turn, the bot leaves Ana her seat for her next.
+    assert table["state"]["seats"][0]["bot"] == ""
 
 
 async def test_a_clock_that_ran_out_with_nobody_connected_is_honoured_when_someone_connects(
@@ -118,3 +115,60 @@ async def test_a_sync_from_a_page_whose_clock_reached_zero_honours_a_deadline_no
     table = await ana.table()
     assert table["state"]["last"]["kind"] == "clock"
     assert table["state"]["seats"][0]["bot"] == services.STAND_IN_LEVEL
+
+
+def clocked_two_seats() -> Game:
+    game = services.game_create(guest_id="ana", name="Ana", seat_count=2, turn_seconds=30)
+    services.game_join(token=game.token, guest_id="bo", name="Bo")
+    return services.game_start(token=game.token, guest_id="ana")
+
+
+async def error_after(client: Any) -> dict[str, Any]:
+    """The next error the socket hears (the tables pushed meanwhile read past)."""
+    while True:
+        message = await client.receive()
+        if message["type"] == "error":
+            return message
+
+
+async def test_once_the_clock_ran_out_the_seats_moves_are_time_up_and_the_bot_plays_the_turn(
+    connect, settings, time_machine
+):
+    # Ana's messages are answered within the bot's first pause, while her
+    # turn is still the bot's to play.
+    settings.YACHT_BOT_PAUSE = (0.4, 0.4)
+    time_machine.move_to(datetime(2026, 12, 5, 18, 0, tzinfo=UTC), tick=False)
+    game = await sync_to_async(clocked_two_seats)()
+    ana = await connect(game.token, "ana")
+    bo = await connect(game.token, "bo")
+    await ana.table()
+    await bo.table()
+    await ana.send({"action": "roll", "version": ana.version})
+    rolled = await bo.table()
+    made_before_the_clock = rolled["version"]
+    time_machine.shift(timedelta(seconds=31))
+    # Bo's page reached zero and asks: the clock acts, as its timer would.
+    await bo.send({"action": "sync", "version": bo.version})
+    ran_out = await bo.table()
+    assert ran_out["state"]["last"]["kind"] == "clock" and ran_out["state"]["deadline"] is None
+    # Ana's roll made just before it, then whatever she sends, is told time_up:
+    # nothing takes the turn back or starts a fresh period.
+    await ana.send({"action": "roll", "version": made_before_the_clock})
+    assert (await error_after(ana))["code"] == "time_up"
+    for message in (
+        {"action": "take_back"},
+        {"action": "hold", "version": ran_out["version"], "dice": [0]},
+        {"action": "score", "version": ran_out["version"], "category": "choice"},
+    ):
+        await ana.send(message)
+        assert (await error_after(ana))["code"] == "time_up", message
+    # The stand-in plays Ana's turn to its end, with no clock running for it;
+    # then the seat is hers again and Bo's turn runs on a full period.
+    seen = [ran_out]
+    while seen[-1]["state"]["current_seat"] != 1:
+        seen.append(await bo.table(timeout=5))
+    assert all(t["state"]["deadline"] is None for t in seen[:-1])
+    assert {t["state"]["last"]["kind"] for t in seen[1:]} <= {"roll", "hold", "score"}
+    assert seen[-1]["state"]["last"]["kind"] == "score"
+    assert seen[-1]["state"]["seats"][0]["bot"] == ""
+    assert seen[-1]["state"]["deadline"] == (timezone.now() + timedelta(seconds=30)).timestamp()

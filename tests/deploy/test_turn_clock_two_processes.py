@@ -14,8 +14,8 @@ import pytest
 from django.conf import settings
 
 from bench.client import Guest
-from games import services
 from games.models import Game, Player
+from games.play import services
 from scripts.run_cluster import Cluster
 from tests import live
 
@@ -105,7 +105,9 @@ def test_two_processes_both_watching_a_running_out_clock_act_on_it_once(
     # The stand-in played Ana's turn: one roll at least, then her score.
     kinds = [t["state"]["last"]["kind"] for t in bo_saw[1:]]
     assert kinds[0] == "clock" and kinds[-1] == "score"
-    assert Player.objects.get(game__token=token, order=0).bot == services.STAND_IN_LEVEL
+    assert bo_saw[1]["state"]["seats"][0]["bot"] == services.STAND_IN_LEVEL
+    # Having played it, the stand-in left Ana her seat for her next turn.
+    assert Player.objects.get(game__token=token, order=0).bot == ""
 
 
 def test_the_other_process_keeps_the_clock_when_the_one_that_armed_it_first_dies(

@@ -15,7 +15,7 @@ from django.conf import settings
 from websockets.exceptions import ConnectionClosed
 
 from bench.client import GameLog, Guest, play_seat
-from games.consumers import CLOSE_POLICY_VIOLATION, RATE_BURST
+from games.live.consumers import CLOSE_POLICY_VIOLATION, RATE_BURST
 from scripts.run_cluster import Cluster
 from tests import live
 

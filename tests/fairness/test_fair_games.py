@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from games import services
-from games.live import live
+from games.live.process import live
 from games.models import Game, Move
-from games.rendering import table_message
+from games.play import services
+from games.present.rendering import table_message
 from games.rules import Roll, fairness
-from games.selectors import Snapshot, game_rolls, game_snapshot
+from games.store.selectors import Snapshot, game_rolls, game_snapshot
 
 from .conftest import play_turns
 

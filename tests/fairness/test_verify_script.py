@@ -92,9 +92,9 @@ def test_the_script_reads_an_export_from_a_url(tmp_path: Path, export: dict[str,
 
 
 def finished_duplicate_game() -> Game:
-    from games import services
+    from games.play import services
     from games.rules import Roll
-    from games.selectors import game_players, game_state
+    from games.store.selectors import game_players, game_state
 
     game = services.game_create(guest_id="ana", name="Ana", seat_count=2, duplicate=True)
     services.game_join(token=game.token, guest_id="bo", name="Bo")

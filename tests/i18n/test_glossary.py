@@ -14,7 +14,7 @@ from babel.messages.pofile import read_po
 from django.test import Client
 from django.utils import translation
 
-from games.labels import category_name
+from games.present.labels import category_name
 from games.rules import RULESETS
 from tests.live import ROOT
 

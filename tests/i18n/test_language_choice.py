@@ -7,8 +7,8 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from games import services
 from games.models import Game
+from games.play import services
 
 pytestmark = pytest.mark.django_db
 

@@ -1,5 +1,6 @@
 """The daily challenge: the same dice for every entry, one entry per browser
-a day, and a board that tells nothing of the dice until the day is over."""
+and per network a day, each name once on a day's board, and a board that
+tells nothing of the dice until the day is over."""
 
 from __future__ import annotations
 
@@ -8,13 +9,16 @@ from datetime import date, timedelta
 from unittest import mock
 
 import pytest
+import time_machine
+from django.db import IntegrityError
+from django.test import Client
 
-from games import daily, services
-from games.guests import GUEST_KEY
 from games.models import DailyChallenge, DailyEntry, Game, Player
-from games.rendering import table_message
+from games.play import daily, services
+from games.present.rendering import table_message
 from games.rules import GameError, fairness
-from games.selectors import game_snapshot
+from games.store.selectors import game_snapshot
+from games.web.guests import GUEST_KEY
 
 pytestmark = pytest.mark.django_db
 
@@ -50,8 +54,8 @@ def test_entries_play_the_days_shared_dice_and_its_commitment_was_published_the_
     ahead = DailyChallenge.objects.get(day=tomorrow)
     assert challenge.seed_commitment in page and ahead.seed_commitment in page
     assert challenge.server_seed not in page and ahead.server_seed not in page
-    ana = daily.daily_enter(guest_id="ana", name="Ana")
-    bo = daily.daily_enter(guest_id="bo", name="Bo")
+    ana = daily.daily_enter(guest_id="ana", name="Ana", address="192.0.2.1")
+    bo = daily.daily_enter(guest_id="bo", name="Bo", address="192.0.2.2")
     seed = bytes.fromhex(challenge.server_seed)
     for game, guest in ((ana, "ana"), (bo, "bo")):
         game = services.game_roll(token=game.token, guest_id=guest, version=game.version)
@@ -69,7 +73,7 @@ def test_a_browser_gets_one_entry_a_day(client):
     assert "already played today" in second.content.decode()
     assert DailyEntry.objects.filter(guest_id="ana").count() == 1
     with pytest.raises(GameError) as refused:
-        daily.daily_enter(guest_id="ana", name="Ana")
+        daily.daily_enter(guest_id="ana", name="Ana", address="192.0.2.1")
     assert refused.value.code == "daily_entered"
     # The page leads back to the game instead of offering another.
     page = client.get("/en/daily/").content.decode()
@@ -77,8 +81,8 @@ def test_a_browser_gets_one_entry_a_day(client):
 
 
 def test_during_the_day_the_board_and_the_finished_game_tell_nothing_of_the_dice(client):
-    ana = play_to_the_end(daily.daily_enter(guest_id="ana", name="Ana"), "ana")
-    bo = daily.daily_enter(guest_id="bo", name="Bo")
+    ana = play_to_the_end(daily.daily_enter(guest_id="ana", name="Ana", address="192.0.2.1"), "ana")
+    bo = daily.daily_enter(guest_id="bo", name="Bo", address="192.0.2.2")
     challenge = DailyChallenge.objects.get(day=daily.today())
     total = game_snapshot(ana)["seats"][0]["total"]
     board = client.get(f"/en/daily/{daily.today().isoformat()}/").content.decode()
@@ -98,13 +102,17 @@ def test_during_the_day_the_board_and_the_finished_game_tell_nothing_of_the_dice
 
 
 def test_once_the_day_is_over_the_board_ranks_with_losses_reviews_and_the_perfect_player(client):
-    ana = play_to_the_end(daily.daily_enter(guest_id="ana", name="Ana"), "ana")
-    bo = play_to_the_end(daily.daily_enter(guest_id="bo", name="Bo"), "bo", tuple(reversed(BOXES)))
-    cy = daily.daily_enter(guest_id="cy", name="Cy")
+    ana = play_to_the_end(daily.daily_enter(guest_id="ana", name="Ana", address="192.0.2.1"), "ana")
+    bo = play_to_the_end(
+        daily.daily_enter(guest_id="bo", name="Bo", address="192.0.2.2"),
+        "bo",
+        tuple(reversed(BOXES)),
+    )
+    cy = daily.daily_enter(guest_id="cy", name="Cy", address="192.0.2.3")
     day = daily.today()
     challenge = DailyChallenge.objects.get(day=day)
     later = daily.timezone.now() + timedelta(days=1)
-    with mock.patch("games.daily.timezone.now", return_value=later):
+    with mock.patch("games.play.daily.timezone.now", return_value=later):
         board = client.get(f"/en/daily/{day.isoformat()}/").content.decode()
         with pytest.raises(GameError) as refused:
             services.game_roll(token=cy.token, guest_id="cy", version=cy.version)
@@ -145,7 +153,7 @@ def test_the_home_page_leads_to_the_daily_challenge(client):
 
 
 def test_a_stranger_sees_nothing_of_a_daily_entry_and_its_review_waits_for_the_day(client):
-    ana = daily.daily_enter(guest_id="ana", name="Ana")
+    ana = daily.daily_enter(guest_id="ana", name="Ana", address="192.0.2.1")
     ana = play_to_the_end(ana, "ana", ("choice",))
     as_guest(client, "someone")
     page = client.get(f"/en/g/{ana.token}/").content.decode()
@@ -163,5 +171,104 @@ def test_a_stranger_sees_nothing_of_a_daily_entry_and_its_review_waits_for_the_d
     assert client.get(f"/en/g/{ana.token}/review/").status_code == 200
     later = daily.timezone.now() + timedelta(days=1)
     client.cookies.clear()
-    with mock.patch("games.daily.timezone.now", return_value=later):
+    with mock.patch("games.play.daily.timezone.now", return_value=later):
         assert client.get(f"/en/g/{ana.token}/review/").status_code == 200
+
+
+def enter(address: str, name: str, guest: str, **follow):
+    """A new browser at ``address`` asks for today's challenge as ``name``."""
+    return as_guest(Client(), guest).post(
+        "/en/daily/", {"name": name}, REMOTE_ADDR=address, **follow
+    )
+
+
+def test_a_second_browser_on_the_same_network_is_refused_and_offered_an_ordinary_game():
+    assert enter("203.0.113.5", "Clair", "ana").status_code == 302
+    refused = enter("203.0.113.5", "Bo", "bo", follow=True)
+    page = refused.content.decode()
+    assert "already been played from your network" in page
+    assert "Play today&#x27;s challenge" not in page, "the form was offered again"
+    assert 'href="/en/"' in page and "Play an ordinary game" in page
+    assert DailyEntry.objects.count() == 1
+    # Another /64's address, and another IPv4 address, are other networks;
+    # a second address in the same /64 is the same one.
+    assert enter("2001:db8:1::1", "Cy", "cy").status_code == 302
+    same_64 = enter("2001:db8:1::2", "Dee", "dee", follow=True).content.decode()
+    assert "already been played from your network" in same_64
+    assert enter("203.0.113.6", "Eve", "eve").status_code == 302
+    assert DailyEntry.objects.count() == 3
+
+
+def test_a_network_enters_again_the_next_day():
+    assert enter("203.0.113.5", "Clair", "ana").status_code == 302
+    tomorrow = daily.timezone.now() + timedelta(days=1)
+    with time_machine.travel(tomorrow, tick=False):
+        assert enter("203.0.113.5", "Bo", "bo").status_code == 302
+        assert DailyChallenge.objects.get(day=daily.today()).entries.count() == 1
+    # The networks of two days' entries cannot be matched to each other.
+    first, second = DailyEntry.objects.order_by("challenge__day")
+    assert first.network and second.network and first.network != second.network
+    assert "203.0.113" not in first.network + second.network
+
+
+@pytest.mark.parametrize(
+    "look_alike",
+    [
+        "clair",  # case
+        "Cláir",  # an accent
+        "\uff23\uff4c\uff41\uff49\uff52",  # fullwidth
+        "\u0421lair",  # a Cyrillic capital Es for the C
+        "CIair",  # a capital I for the small l
+        " Clair ",  # spaces around it
+    ],
+)
+def test_a_name_that_reads_as_one_on_the_days_board_is_refused_and_kept_in_the_form(look_alike):
+    assert enter("203.0.113.5", "Clair", "ana").status_code == 302
+    response = enter("203.0.113.6", look_alike, "bo")
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "under that name, or one that looks like it: choose another" in page
+    assert f'value="{look_alike}"' in page, "what the player typed was lost"
+    assert DailyEntry.objects.count() == 1
+    assert enter("203.0.113.6", "Claire", "bo").status_code == 302
+
+
+def test_the_database_admits_one_entry_per_network_and_name_even_when_two_checks_pass_at_once():
+    daily.daily_enter(guest_id="ana", name="Clair", address="203.0.113.5")
+    real = daily._refusal
+    calls: list[str] = []
+
+    def too_late(*args):
+        # The first check runs before the other request's entry is in.
+        calls.append("check")
+        return "" if len(calls) == 1 else real(*args)
+
+    with mock.patch.object(daily, "_refusal", too_late), pytest.raises(GameError) as refused:
+        daily.daily_enter(guest_id="bo", name="Bo", address="203.0.113.5")
+    assert refused.value.code == "daily_network_entered"
+    calls.clear()
+    with mock.patch.object(daily, "_refusal", too_late), pytest.raises(GameError) as refused:
+        daily.daily_enter(guest_id="cy", name="CLAIR", address="203.0.113.7")
+    assert refused.value.code == "daily_name_taken"
+    assert DailyEntry.objects.count() == 1
+    entry = DailyEntry.objects.get()
+    with pytest.raises(IntegrityError):
+        DailyEntry.objects.create(
+            challenge=entry.challenge,
+            guest_id="another",
+            network=entry.network,
+            game=Game.objects.create(seat_count=1),
+        )
+
+
+@pytest.mark.parametrize(
+    ("language", "line"),
+    [
+        ("en", "One entry per browser and per network a day"),
+        ("es", "Una participación por navegador y por red al día"),
+    ],
+)
+def test_the_board_says_what_an_entry_proves(client, language, line):
+    daily_page = client.get(f"/{language}/daily/").content.decode()
+    board = client.get(f"/{language}/daily/{daily.today().isoformat()}/").content.decode()
+    assert line in daily_page and line in board

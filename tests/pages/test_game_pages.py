@@ -68,7 +68,7 @@ def test_the_review_draws_the_dice_with_pips(client):
 
 def first_roll(game: Game, dice: list[int]) -> Game:
     """Ana, in the first seat, rolls ``dice``."""
-    from games import services
+    from games.play import services
     from games.rules import Roll, ScriptedDice
 
     return services.game_act(
@@ -81,9 +81,9 @@ def first_roll(game: Game, dice: list[int]) -> Game:
 
 
 def test_previews_mute_zeros_and_light_the_most_points_and_a_bot_to_move_is_thinking():
-    from games import services
-    from games.rendering import table_message
-    from games.selectors import game_snapshot
+    from games.play import services
+    from games.present.rendering import table_message
+    from games.store.selectors import game_snapshot
 
     game = first_roll(factories.started_game(2, bot_level="solid"), [6, 6, 6, 6, 2])
     html = table_message(game_snapshot(game), 0, "en")["html"]
@@ -102,9 +102,9 @@ def test_previews_mute_zeros_and_light_the_most_points_and_a_bot_to_move_is_thin
 def test_each_viewer_sees_the_dice_in_their_language_and_only_the_mover_may_hold_them():
     """A die's button is rendered once and shared by every table that shows
     it: what it says and allows must still be each viewer's own."""
-    from games import services
-    from games.rendering import table_message
-    from games.selectors import game_snapshot
+    from games.play import services
+    from games.present.rendering import table_message
+    from games.store.selectors import game_snapshot
 
     game = first_roll(factories.started_game(2), [3, 1, 4, 1, 5])
     game = services.game_hold(token=game.token, guest_id="ana", version=game.version, dice=[2])
@@ -128,8 +128,8 @@ def test_a_view_speaks_its_own_language_and_leaves_the_active_one_as_it_was():
     the words asked for after it, outside any view, in the active one."""
     from django.utils import translation
 
-    from games.rendering import page_title, table_message
-    from games.selectors import game_snapshot
+    from games.present.rendering import page_title, table_message
+    from games.store.selectors import game_snapshot
 
     game = first_roll(factories.started_game(2), [3, 1, 4, 1, 5])
     snap = game_snapshot(game)
@@ -144,7 +144,7 @@ def test_a_view_speaks_its_own_language_and_leaves_the_active_one_as_it_was():
 def spanish_title(snap):
     from django.utils import translation
 
-    from games.rendering import page_title
+    from games.present.rendering import page_title
 
     with translation.override("es"):
         return page_title(snap, 1)

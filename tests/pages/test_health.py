@@ -5,7 +5,7 @@ answer, with this process's open sockets and what it could not deliver.
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games.live import live
+from games.live.process import live
 
 
 def test_health_answers_with_the_processes_counts_after_one_question_to_the_database(

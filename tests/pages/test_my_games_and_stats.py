@@ -8,9 +8,11 @@ import re
 
 import pytest
 
-from games import records, rules, services
-from games.guests import GUEST_KEY
+from games import rules
 from games.models import Game, Player
+from games.play import services
+from games.store import records
+from games.web.guests import GUEST_KEY
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -13,8 +13,8 @@ from django.conf import settings
 from django.core.signals import request_started
 from django.core.wsgi import get_wsgi_application
 
-from games import services
-from games.live import live
+from games.live.process import live
+from games.play import services
 from yachtsite import pages
 from yachtsite.asgi import application
 

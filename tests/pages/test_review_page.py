@@ -3,10 +3,10 @@ import re
 
 import pytest
 
-from games import services
-from games.charts import round_top
 from games.models import Game
-from games.rendering import review_rows
+from games.play import services
+from games.present.charts import round_top
+from games.present.rendering import review_rows
 from games.solver.review import Decision, SeatReview
 from tests import factories
 

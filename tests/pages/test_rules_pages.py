@@ -1,5 +1,5 @@
 """The rules pages players read: one structure (templates/rules/page.html and
-games/rules_pages.py) in the words of each language (templates/rules/<lang>/).
+games/present/rules_pages.py) in the words of each language (templates/rules/<lang>/).
 
 Every example on a page is written as
 ``<span class="example" data-dice="3,3,3,5,5" data-category="full_house" data-points="19">``
@@ -17,7 +17,7 @@ from html.parser import HTMLParser
 import pytest
 from django.utils import translation
 
-from games.labels import category_name
+from games.present.labels import category_name
 from games.rules import RULESETS, score
 
 _YACHT_EN = (

@@ -15,9 +15,9 @@ from markupsafe import Markup
 
 from games import rules
 from games.models import Game, Player
-from games.rendering import table_context, table_html
+from games.present.rendering import table_context, table_html
 from games.rules.engine import Hold
-from games.selectors import Snapshot, last_action, snapshot
+from games.store.selectors import Snapshot, last_action, snapshot
 from yachtsite.jinja2 import in_language, words
 
 LANGUAGES = ("en", "es", "it", "ca")

@@ -6,7 +6,7 @@ real ASGI routing by sockets of every kind of sender; every message's outcome
 is predicted from the rules and the game's stored state, then checked against
 what the socket answered and what the database holds.
 
-Messages are made from the action declarations (games/actions.py), so every
+Messages are made from the action declarations (games/play/actions.py), so every
 declared action is sent, well-formed and malformed, and a new one is sent as
 soon as it is declared. The oracle predicts who may take it from the rules'
 check and what its fields do from the rules engine. Bots never move on their
@@ -32,13 +32,15 @@ from django.db import connection
 from django.utils import translation
 from hypothesis import strategies as st
 
-from games import actions, chat, consumers, rules, services
-from games.actions import Declaration, Positions, Text, Whole
-from games.guests import GUEST_KEY
-from games.messages import MESSAGES, error_message
+from games import rules
+from games.live import consumers
 from games.models import BOT_LEVELS, Game, Move, Player, ScoreEntry
+from games.play import actions, chat, services
+from games.play.actions import Declaration, Positions, Text, Whole
+from games.present.messages import MESSAGES, error_message
 from games.rules import GameState, Hold, Roll, Score, ScriptedDice
-from games.selectors import game_players, game_state
+from games.store.selectors import game_players, game_state
+from games.web.guests import GUEST_KEY
 from yachtsite.asgi import application
 
 LANGUAGES = ["en", "es", "it", "ca"]

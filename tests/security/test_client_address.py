@@ -114,7 +114,7 @@ def test_admin_sign_in_works_and_is_throttled_with_redis_down(settings):
 
 
 def test_an_ipv6_subscriber_is_one_client_whatever_address_of_its_64_it_uses(settings):
-    from games import limits
+    from games.live import limits
 
     settings.YACHT_SOCKETS_PER_ADDRESS = 2
     groups = {address_group(f"2001:db8:0:1::{n}") for n in range(1, 5)}

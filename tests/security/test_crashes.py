@@ -17,10 +17,12 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from games import consumers, rules, services
-from games.messages import error_message
+from games import rules
+from games.live import consumers
 from games.models import Game, Move
-from games.selectors import game_players, game_state
+from games.play import services
+from games.present.messages import error_message
+from games.store.selectors import game_players, game_state
 from tests.consumers.conftest import guest_cookie
 from tests.live import DaphneProcess, free_port
 from tests.security.hostile import replay

@@ -14,11 +14,13 @@ from django.db import OperationalError, connection
 from django.utils import translation
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from games import broadcast, consumers, movelog, services
-from games.messages import error_message
+from games.live import broadcast, consumers
 from games.models import Game, Move, ScoreEntry
+from games.play import services
+from games.present.messages import error_message
 from games.rules import Score
-from games.selectors import RecentSnapshots, committed_seats, game_players, game_state
+from games.store import movelog
+from games.store.selectors import RecentSnapshots, committed_seats, game_players, game_state
 from tests import factories
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -45,7 +47,7 @@ def fail_when_the_version_is_bumped(monkeypatch: pytest.MonkeyPatch) -> list[boo
     what it wrote (the Move and ScoreEntry rows too, in the same statement on
     PostgreSQL) is never committed. PostgreSQL's move on a remembered
     version is one statement outside a transaction, its own commit, sent by
-    the sockets' loop through the asynchronous driver (games.loopmoves):
+    the sockets' loop through the asynchronous driver (games.live.loopmoves):
     there the connection dies before the statement runs."""
     write = movelog.write
     execute = psycopg.AsyncConnection.execute

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import services
 from games.models import Game, Move
+from games.play import services
 from games.rules import GameError, Roll, Score, ScriptedDice, fairness, new_duplicate
 from games.rules import duplicate as dup
-from games.selectors import game_players, game_seat_moves, game_state
+from games.store.selectors import game_players, game_seat_moves, game_state
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

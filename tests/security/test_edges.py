@@ -10,8 +10,8 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
 
-from games import services
 from games.models import Game
+from games.play import services
 from yachtsite.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 from pytest_django.fixtures import Settings
 
-from games import consumers
-from games.actions import DECLARATIONS
+from games.live import consumers
+from games.play.actions import DECLARATIONS
 from games.rules import ACTION_NAMES
 from games.solver.table import ENV_DIRECTORY
 from tests.security.hostile import Stats, run_crowd
@@ -62,6 +62,10 @@ def test_hostile_messages_from_every_kind_of_sender_never_break_a_rule_or_a_row(
     # Rematches come faster than any address may start games in a row
     # (tested in test_creation_limits.py and test_rematch_limits.py).
     settings.YACHT_GAMES_PACE_PER_ADDRESS = 10**9
+    # Chat comes faster than a table's pace, and every socket is sent every
+    # line (the process's ceilings: test_process_ceilings.py).
+    settings.YACHT_CHAT_LINES_PER_GAME = 10**9
+    settings.YACHT_CHAT_DELIVERIES_PER_SECOND = 10**9
     stats = Stats()
 
     @hypothesis.settings(

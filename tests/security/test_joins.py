@@ -10,9 +10,9 @@ import pytest
 from django.contrib.sessions.models import Session
 from django.test import Client
 
-from games import services
-from games.messages import error_message
 from games.models import Game, Player
+from games.play import services
+from games.present.messages import error_message
 
 pytestmark = pytest.mark.django_db
 

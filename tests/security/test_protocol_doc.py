@@ -10,12 +10,13 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import consumers, limits, services
-from games.actions import ACTIONS
-from games.messages import MESSAGES
+from games.live import consumers, limits
 from games.models import Game, ScoreEntry
+from games.play import services
+from games.play.actions import ACTIONS
+from games.present.messages import MESSAGES
 from games.rules import Roll, Score, get_ruleset
-from games.selectors import game_snapshot
+from games.store.selectors import game_snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "protocol.md").read_text()
@@ -42,6 +43,7 @@ def test_every_close_code_the_server_sends_is_in_the_close_code_table():
         consumers.CLOSE_TRY_AGAIN_LATER,
         consumers.CLOSE_GOING_AWAY,
         limits.CLOSE_TOO_MANY_SOCKETS,
+        limits.CLOSE_SERVER_BUSY,
     ):
         assert f"| `{code}` |" in DOC, code
 

@@ -15,10 +15,11 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from games import rules, services
+from games import rules
 from games.models import Game, Move, Player
+from games.play import services
 from games.rules import GameError, Roll, Score
-from games.selectors import game_players, game_state
+from games.store.selectors import game_players, game_state
 from tests.consumers.conftest import guest_cookie
 from tests.live import DaphneProcess
 from tests.security.livesocket import Tab, socket_to

@@ -14,8 +14,8 @@ from django.conf import settings as django_settings
 from django.test import Client
 from django.utils import translation
 
-from games.messages import error_message
 from games.models import Game
+from games.present.messages import error_message
 from tests.consumers.conftest import guest_cookie
 from tests.factories import play_turns, started_game
 from yachtsite.asgi import application

@@ -18,8 +18,10 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings as django_settings
 
-from games import consumers, limits, rendering, services
+from games.live import consumers, limits
 from games.models import Game
+from games.play import services
+from games.present import rendering
 from tests.consumers.conftest import guest_cookie
 from yachtsite.asgi import application
 

@@ -11,7 +11,8 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games import actions, consumers, limits
+from games.live import consumers, limits
+from games.play import actions
 from tests import factories
 from yachtsite.asgi import application
 

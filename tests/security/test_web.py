@@ -20,9 +20,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from games import limits, services
-from games.messages import error_message
+from games.live import limits
 from games.models import Game, Player
+from games.play import services
+from games.present.messages import error_message
 
 pytestmark = pytest.mark.django_db
 

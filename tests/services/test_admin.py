@@ -3,13 +3,14 @@ from datetime import timedelta
 from unittest import mock
 
 import pytest
+import time_machine
 from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import daily, services
-from games.models import DailyChallenge, Game, Move
-from games.selectors import game_snapshot
+from games.models import DailyChallenge, Game, Move, Player, ScoreEntry
+from games.play import daily, services
+from games.store.selectors import game_snapshot
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -108,8 +109,8 @@ def test_the_admin_names_rule_sets_numbers_held_dice_from_1_and_folds_the_move_l
 def test_staff_see_each_days_challenge_and_its_entries_and_its_seed_only_once_the_day_is_over(
     staff_client,
 ):
-    ana = daily.daily_enter(guest_id="ana", name="Ana")
-    daily.daily_enter(guest_id="bo", name="Bo")
+    ana = daily.daily_enter(guest_id="ana", name="Ana", address="192.0.2.1")
+    daily.daily_enter(guest_id="bo", name="Bo", address="192.0.2.2")
     challenge = DailyChallenge.objects.get(day=daily.today())
     listing = staff_client.get("/en/admin/games/dailychallenge/").content.decode()
     assert f"/en/admin/games/dailychallenge/{challenge.pk}/change/" in listing
@@ -125,8 +126,47 @@ def test_staff_see_each_days_challenge_and_its_entries_and_its_seed_only_once_th
     assert "kept secret until the day is over" in html
     assert "Save" not in html, "the challenge page is read-only"
     later = daily.timezone.now() + timedelta(days=1)
-    with mock.patch("games.daily.timezone.now", return_value=later):
+    with mock.patch("games.play.daily.timezone.now", return_value=later):
         html = staff_client.get(
             f"/en/admin/games/dailychallenge/{challenge.pk}/change/"
         ).content.decode()
     assert challenge.server_seed in html
+
+
+def test_staff_see_no_dice_moves_or_boxes_of_a_daily_game_until_its_day_is_over(staff_client):
+    game = daily.daily_enter(guest_id="ana", name="Ana", address="192.0.2.1")
+    game = services.game_roll(token=game.token, guest_id="ana", version=game.version)
+    game = services.game_hold(token=game.token, guest_id="ana", version=game.version, dice=[0])
+    game = services.game_roll(token=game.token, guest_id="ana", version=game.version)
+    services.game_score(token=game.token, guest_id="ana", version=game.version, category="choice")
+    rolls = list(Move.objects.filter(game=game, kind="roll").order_by("version"))
+    player = Player.objects.get(game=game)
+    box = ScoreEntry.objects.get(player=player)
+    pages = {
+        "game": f"/en/admin/games/game/{game.pk}/change/",
+        "seat": f"/en/admin/games/player/{player.pk}/change/",
+        "moves": "/en/admin/games/move/",
+        "boxes": "/en/admin/games/scoreentry/",
+    }
+
+    def seen() -> dict[str, str]:
+        return {what: staff_client.get(url).content.decode() for what, url in pages.items()}
+
+    during = seen()
+    for what, html in during.items():
+        for move in rolls:
+            assert str(move.dice) not in html, f"the {what} page showed a roll's dice"
+    assert "hidden until the day is over" in during["game"]
+    assert "Ana" in during["game"], "the game page is still there, without its dice"
+    assert f"/en/admin/games/scoreentry/{box.pk}/change/" not in during["boxes"]
+    for move in rolls:
+        assert f"/en/admin/games/move/{move.pk}/change/" not in during["moves"]
+        opened = staff_client.get(f"/en/admin/games/move/{move.pk}/change/")
+        assert opened.status_code == 302, "a roll of the day opened by its address"
+    with time_machine.travel(daily.timezone.now() + timedelta(days=1), tick=False):
+        after = seen()
+        assert staff_client.get(f"/en/admin/games/move/{rolls[0].pk}/change/").status_code == 200
+    for move in rolls:
+        assert str(move.dice) in after["game"] and str(move.dice) in after["moves"]
+    assert "hidden until the day is over" not in after["game"]
+    assert f"/en/admin/games/scoreentry/{box.pk}/change/" in after["boxes"]

@@ -4,10 +4,12 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import rules, selectors, services
+from games import rules
 from games.models import Game, Move, Player
+from games.play import services
 from games.rules import GameError, Roll, Score
-from games.selectors import game_players, game_state
+from games.store import selectors
+from games.store.selectors import game_players, game_state
 
 pytestmark = pytest.mark.django_db
 

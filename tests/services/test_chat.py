@@ -4,8 +4,8 @@ to staff in the admin, escaped."""
 import pytest
 from django.contrib.auth.models import User
 
-from games import services
 from games.models import ChatMessage, Game
+from games.play import services
 from games.rules import GameError
 from tests import factories
 

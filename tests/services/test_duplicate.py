@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from games import services
 from games.models import Game, Player
+from games.play import services
 from games.rules import Roll, Score, fairness
-from games.selectors import (
+from games.store.selectors import (
     Snapshot,
     game_players,
     game_seat_moves,
@@ -189,7 +189,7 @@ def test_another_seats_move_does_not_make_my_action_stale_but_a_double_click_is(
 
 
 def test_the_how_it_works_line_shows_in_the_first_round_only() -> None:
-    from games.rendering import table_message
+    from games.present.rendering import table_message
 
     note = "Everyone plays the same dice at the same time."
     game = duplicate_game(2)

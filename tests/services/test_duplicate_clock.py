@@ -8,11 +8,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import services
-from games.models import Game, Player
-from games.rendering import table_message
+from games.models import Game, Move, Player
+from games.play import services
+from games.present.rendering import table_message
 from games.rules import GameError, Roll, Score
-from games.selectors import game_snapshot, last_action
+from games.store.selectors import game_snapshot, last_action
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -71,10 +71,12 @@ def test_when_the_round_runs_out_bots_play_it_for_those_who_had_not():
     while snap["duplicate"] is not None and snap["duplicate"]["round"] == 1:
         services.game_bot_step(token=game.token, version=fresh(game).version)
         snap = game_snapshot(fresh(game))
-    # Bo takes his seat back by acting; the round's clock runs again for him.
-    game = act(game, "bo", Roll())
+    # The bots left the seats they played the round for: Bo plays the next
+    # round himself, on the round's clock.
     assert Player.objects.get(game=game, guest_id="bo").bot == ""
     assert fresh(game).turn_deadline is not None
+    game = act(game, "bo", Roll())
+    assert Move.objects.filter(game=game, player__guest_id="bo", kind=Move.Kind.ROLL).exists()
 
 
 def test_a_move_after_the_rounds_deadline_is_refused_and_the_bot_plays_instead():
@@ -86,3 +88,18 @@ def test_a_move_after_the_rounds_deadline_is_refused_and_the_bot_plays_instead()
     assert set(Player.objects.filter(game=game).values_list("bot", flat=True)) == {
         services.STAND_IN_LEVEL
     }
+
+
+def test_once_the_round_ran_out_nothing_its_seats_send_buys_the_round_more_time():
+    game = fresh(clocked_duplicate())
+    before_the_clock = game.version
+    Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    assert services.game_clock_expire(token=game.token, version=before_the_clock)
+    for guest in ("ana", "bo"):
+        with pytest.raises(GameError, match="time_up"):
+            services.game_take_back(token=game.token, guest_id=guest)
+        for version in (before_the_clock, fresh(game).version):
+            with pytest.raises(GameError, match="time_up"):
+                services.game_act(token=game.token, guest_id=guest, version=version, action=Roll())
+    game = fresh(game)
+    assert game.version == before_the_clock + 1 and game.turn_deadline is None

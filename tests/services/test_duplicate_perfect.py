@@ -7,14 +7,14 @@ import random
 
 import pytest
 
-from games import services
 from games.models import Game
-from games.rendering import table_message
+from games.play import services
+from games.present.rendering import table_message
 from games.rules import GameState, Roll, apply, new_game, totals
 from games.rules.fairness import DuplicateDice, duplicate_die
-from games.selectors import game_snapshot
 from games.solver.bots import decide
 from games.solver.reference import perfect_score
+from games.store.selectors import game_snapshot
 
 pytestmark = pytest.mark.django_db
 

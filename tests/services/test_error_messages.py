@@ -4,7 +4,7 @@ from itertools import product
 from pathlib import Path
 
 from games import rules
-from games.messages import MESSAGES
+from games.present.messages import MESSAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,7 +30,7 @@ def codes_raised_in(path: Path) -> set[str]:
 
 def test_every_error_code_the_server_raises_has_a_message_people_can_read():
     raised = set()
-    for path in [*(ROOT / "games").glob("*.py"), *(ROOT / "games" / "rules").glob("*.py")]:
+    for path in [*(ROOT / "games").rglob("*.py"), *(ROOT / "games" / "rules").glob("*.py")]:
         raised |= codes_raised_in(path)
     assert "not_your_turn" in raised and "stale_version" in raised
     assert raised - MESSAGES.keys() == set()

@@ -4,10 +4,11 @@ import threading
 import pytest
 from django.db import connection
 
-from games import rules, services
+from games import rules
 from games.models import Game, Move, Player, ScoreEntry
+from games.play import services
 from games.rules import GameError, Roll, Score
-from games.selectors import game_players, game_state
+from games.store.selectors import game_players, game_state
 from tests import factories
 
 pytestmark = pytest.mark.django_db

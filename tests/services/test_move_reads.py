@@ -8,11 +8,11 @@ import pytest
 from django.db import connection, transaction
 from django.db.models import F
 
-from games import services
-from games.live import live
+from games.live.process import live
 from games.models import Game, Player
+from games.play import services
 from games.rules import GameError, Roll, Score
-from games.selectors import committed_seats, game_players, game_state, lock_game
+from games.store.selectors import committed_seats, game_players, game_state, lock_game
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -1,14 +1,15 @@
 """What a move writes: the move log's row, a score's box and the game's new
-state, through the statements games.movelog writes once per database, with
+state, through the statements games.store.movelog writes once per database, with
 the same rows and the same constraints as the ORM's saves."""
 
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from games import movelog, services
 from games.models import Game, Move, ScoreEntry
+from games.play import services
 from games.rules import Roll, Score
+from games.store import movelog
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -11,11 +11,12 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import movelog, services
-from games.live import live
+from games.live.process import live
 from games.models import Game, Move, ScoreEntry
+from games.play import services
 from games.rules import GameError, Hold, Roll, Score, get_ruleset
-from games.selectors import committed_seats, game_players, game_state
+from games.store import movelog
+from games.store.selectors import committed_seats, game_players, game_state
 from tests import factories
 
 pytestmark = pytest.mark.django_db

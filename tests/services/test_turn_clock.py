@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import threading
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import connection
 from django.utils import timezone
 
-from games import services
 from games.models import Game, Move, Player
+from games.play import services
+from games.present.rendering import table_message
 from games.rules import GameError, Roll, Score
-from games.selectors import clock_ran_out, game_players, game_state
+from games.store.selectors import clock_ran_out, game_players, game_snapshot, game_state
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -127,10 +128,109 @@ def test_an_action_after_the_deadline_is_refused_and_the_bot_takes_the_turn_inst
     assert after.version == game.version + 1
     assert not Move.objects.filter(game=game, kind=Move.Kind.ROLL).exists()
     assert Player.objects.get(game=game, order=0).bot == services.STAND_IN_LEVEL
-    # Acting again (on the version it now shows) takes the seat back.
-    services.game_act(token=game.token, guest_id="ana", version=after.version, action=Roll())
-    assert Player.objects.get(game=game, order=0).bot == ""
-    assert fresh(game).turn_deadline is not None
+    # Acting again, on the version it now shows, cannot take the turn back.
+    with pytest.raises(GameError, match="time_up"):
+        services.game_act(token=game.token, guest_id="ana", version=after.version, action=Roll())
+    assert fresh(game).version == after.version and fresh(game).turn_deadline is None
+
+
+def bot_plays_the_turn(game: Game) -> Game:
+    """Every step of the bot to move, until a seat of a person is to move."""
+    while True:
+        game = fresh(game)
+        seat = Player.objects.get(game=game, order=game.current_seat)
+        if not seat.bot or game.status != Game.Status.PLAYING:
+            return game
+        services.game_bot_step(token=game.token, version=game.version)
+
+
+SENT_AT_THE_DEADLINE = {
+    "take_back": lambda game: services.game_take_back(token=game.token, guest_id="ana"),
+    "roll": lambda game: services.game_roll(token=game.token, guest_id="ana", version=game.version),
+    "hold": lambda game: services.game_hold(
+        token=game.token, guest_id="ana", version=game.version, dice=[0]
+    ),
+    "score": lambda game: services.game_score(
+        token=game.token, guest_id="ana", version=game.version, category="choice"
+    ),
+}
+
+
+def test_nothing_sent_as_the_clock_runs_out_gives_the_turn_a_fresh_period(time_machine):
+    """The stall once reproduced: a take back sent each time the clock ran
+    out started a fresh full period, three expiries in 90 s and no move."""
+    time_machine.move_to(datetime(2026, 12, 5, 18, 0, tzinfo=UTC), tick=False)
+    game = fresh(clocked_game(30))
+    deadline = game.turn_deadline
+    assert deadline is not None
+    services.game_roll(token=game.token, guest_id="ana", version=game.version)
+    game = fresh(game)
+    time_machine.move_to(deadline)
+    assert services.game_clock_expire(token=game.token, version=game.version)
+    ran_out = fresh(game)
+    for _again in range(3):
+        for name, send in SENT_AT_THE_DEADLINE.items():
+            with pytest.raises(GameError) as refused:
+                send(fresh(game))
+            assert refused.value.code == "time_up", name
+        services.game_chat(token=game.token, guest_id="ana", phrase="one_moment")
+        time_machine.shift(timedelta(seconds=30))
+        now = fresh(game)
+        assert now.version == ran_out.version, "nothing Ana sent changed the game"
+        assert now.turn_deadline is None, "and no fresh period began"
+        assert services.game_clock_expire(token=game.token) is False
+    # The stand-in bot plays the turn Ana ran out of, within the time that
+    # passes between its steps, and the next turn is Bo's on a full period.
+    game = bot_plays_the_turn(game)
+    assert game.current_seat == 1
+    assert game.turn_deadline == timezone.now() + timedelta(seconds=30)
+    last_score = Move.objects.filter(game=game, kind=Move.Kind.SCORE).get()
+    assert last_score.player is not None and last_score.player.order == 0
+
+
+def test_a_move_made_just_before_the_clock_acted_is_told_time_up_not_stale_version(time_machine):
+    time_machine.move_to(datetime(2026, 12, 5, 18, 0, tzinfo=UTC), tick=False)
+    game = fresh(clocked_game(30))
+    before_the_clock = game.version
+    time_machine.shift(timedelta(seconds=31))
+    assert services.game_clock_expire(token=game.token, version=before_the_clock)
+    for move in (Roll(), Score("choice")):
+        with pytest.raises(GameError) as refused:
+            services.game_act(
+                token=game.token, guest_id="ana", version=before_the_clock, action=move
+            )
+        assert refused.value.code == "time_up"
+    # Bo, who was not to move, hears the game moved on.
+    with pytest.raises(GameError, match="stale_version"):
+        services.game_act(token=game.token, guest_id="bo", version=before_the_clock, action=Roll())
+
+
+def test_a_seat_whose_clock_ran_out_plays_its_next_turn_itself_on_a_full_period(time_machine):
+    time_machine.move_to(datetime(2026, 12, 5, 18, 0, tzinfo=UTC), tick=False)
+    game = fresh(clocked_game(30))
+    time_machine.shift(timedelta(seconds=31))
+    assert services.game_clock_expire(token=game.token, version=game.version)
+    game = bot_plays_the_turn(game)
+    ana = Player.objects.get(game=game, order=0)
+    assert ana.bot == "" and ana.guest_id == "ana", "the bot left Ana her seat"
+    # Bo plays his turn; then Ana's turn is hers, on a full period again.
+    services.game_roll(token=game.token, guest_id="bo", version=game.version)
+    services.game_score(
+        token=game.token, guest_id="bo", version=fresh(game).version, category="choice"
+    )
+    game = fresh(game)
+    assert game.current_seat == 0
+    assert game.turn_deadline == timezone.now() + timedelta(seconds=30)
+    services.game_roll(token=game.token, guest_id="ana", version=game.version)
+    assert Move.objects.filter(game=game, player__order=0, kind=Move.Kind.ROLL).exists()
+
+
+def test_with_a_clock_the_others_cannot_hand_an_idle_seat_to_a_bot(time_machine, settings):
+    time_machine.move_to(datetime(2026, 12, 5, 18, 0, tzinfo=UTC), tick=False)
+    game = clocked_game(120)
+    time_machine.shift(timedelta(seconds=settings.YACHT_ABSENT_AFTER + 1))
+    with pytest.raises(GameError, match="not_absent"):
+        services.game_hand_to_bot(token=game.token, guest_id="bo", seat=0)
 
 
 def _race(game: Game, deadline: float) -> tuple[object, object]:
@@ -204,3 +304,15 @@ def test_the_clock_rule_reads_a_row_and_a_snapshot_alike():
         assert clock_ran_out(Game.Status.FINISHED, deadline) is False
         assert clock_ran_out("lobby", deadline.timestamp()) is False
     assert clock_ran_out(Game.Status.PLAYING, None) is False
+
+
+def test_the_table_tells_a_seat_whose_clock_ran_out_that_the_bot_plays_this_turn(time_machine):
+    time_machine.move_to(datetime(2026, 12, 5, 18, 0, tzinfo=UTC), tick=False)
+    game = clocked_game(30)
+    time_machine.shift(timedelta(seconds=31))
+    services.game_clock_expire(token=game.token, version=game.version)
+    snap = game_snapshot(fresh(game))
+    mine = table_message(snap, 0, "it")["html"]
+    assert "Il prossimo turno lo giochi tu." in mine
+    assert 'data-action="roll"' not in mine and 'data-action="take_back"' not in mine
+    assert "Il prossimo turno" not in table_message(snap, 1, "it")["html"]

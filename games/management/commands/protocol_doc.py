@@ -1,5 +1,5 @@
 """Write the parts of docs/protocol.md that follow from the code: the table of
-client actions (games/actions.py) and the kinds of push (games/selectors.py)."""
+client actions (games/play/actions.py) and the kinds of push (games/store/selectors.py)."""
 
 from pathlib import Path
 from typing import Any
@@ -7,7 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games.actions import PROTOCOL_DOC, protocol_sections, with_sections
+from games.play.actions import PROTOCOL_DOC, protocol_sections, with_sections
 
 
 class Command(BaseCommand):

@@ -1,0 +1,163 @@
+"""A player's move settled on the sockets' loop, without the hand-off to
+the game's database thread.
+
+Most moves are made against the version this process committed last, and
+are decided on the row it remembers (``services.game_move_remembered``):
+pure Python, then one write that checks the version itself. Handing that
+to a game's thread and back (the thread woken, the loop woken, the GIL
+passed back and forth at each of the thread's statements) cost more CPU
+than the move: about a millisecond a move on SQLite in bench.live_play at
+50 games, against a move of a few hundred microseconds. So here:
+
+- on SQLite, in-process and without an fsync per commit in WAL mode, the
+  move runs as it is on the loop's own thread (``dbthreads.here``);
+- on PostgreSQL, the move is decided on the loop (it reads nothing, so
+  Django's guard against blocking the loop never fires) and its one
+  statement goes through psycopg's asynchronous driver on a connection of
+  the loop's own, so a slow commit holds up only the moves waiting on that
+  connection, never the loop. What follows the commit (the push, the
+  remembered row) runs once the statement has returned.
+
+A move this path does not settle (a version not held here, a refusal, a
+game moved on by another process) returns None, having written nothing,
+and the caller hands it to the game's thread as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from django.conf import settings
+from django.db import DatabaseError, connections, router
+
+from games.live.process import live
+from games.models import Game
+from games.play import services
+from games.store import dbthreads, movelog
+
+
+async def settle(verb: Callable[..., Game], /, **fields: Any) -> Game | None:
+    """The move ``verb`` with ``fields``, if the remembered row settles it
+    (see the module's docstring); else None, with nothing written."""
+    connection = connections[router.db_for_write(Game)]
+    if connection.vendor != "postgresql":
+        return dbthreads.here(services.game_move_remembered, verb, **fields)
+    held = movelog.Held()
+    with movelog.holding(held):
+        game = services.game_move_remembered(verb, **fields)
+    if game is None:
+        return None
+    # A socket closed mid-write must not leave a committed move unannounced:
+    # the write and what follows it run to their end whatever the caller does.
+    written = asyncio.get_running_loop().create_task(_write(fields["token"], held))
+    _writing.add(written)
+    written.add_done_callback(_written)
+    return game if await asyncio.shield(written) else None
+
+
+# The writes under way: the loop keeps only weak references to its tasks.
+_writing: set[asyncio.Task[bool]] = set()
+
+
+def _written(task: asyncio.Task[bool]) -> None:
+    _writing.discard(task)
+    # Counted for /health/. The socket that asked, if still there, answers
+    # "unavailable" and logs the failure itself.
+    if not task.cancelled() and task.exception() is not None:
+        live.counts["move_writes_failed"] += 1
+
+
+async def _write(token: str, held: movelog.Held) -> bool:
+    """Run the held statement; on its commit, what follows it. False when the
+    game had moved on (nothing written)."""
+    if await connections_here.execute(token, held.sql, held.params) != 1:
+        return False
+    for callback in held.after:
+        callback()
+    return True
+
+
+class LoopConnections:
+    """Asynchronous PostgreSQL connections of one process, ``count`` of them
+    per event loop, a game always on the same one (as a game's calls keep
+    to one thread): each game's statements run in order, and one slow
+    commit holds up only the games that share its connection."""
+
+    def __init__(self, count: int) -> None:
+        self.count = max(1, count)
+        self._open: dict[tuple[asyncio.AbstractEventLoop, int], psycopg.AsyncConnection[Any]] = {}
+        self._opening: dict[tuple[asyncio.AbstractEventLoop, int], asyncio.Lock] = {}
+
+    async def execute(self, token: str, sql: str, params: list[Any]) -> int:
+        """``sql`` with ``params`` in autocommit on game ``token``'s
+        connection; its one row's one value. A failure is Django's
+        ``DatabaseError`` (the consumer answers "unavailable"), and the
+        connection is dropped for the next statement to open another."""
+        key = (asyncio.get_running_loop(), zlib.crc32(token.encode()) % self.count)
+        try:
+            connection = await self._connection(key)
+            cursor = await connection.execute(sql, params)
+            row = await cursor.fetchone()
+        except psycopg.Error as failure:
+            await self._drop(key)
+            raise DatabaseError(str(failure)) from failure
+        assert row is not None
+        value: int = row[0]
+        return value
+
+    async def _connection(
+        self, key: tuple[asyncio.AbstractEventLoop, int]
+    ) -> psycopg.AsyncConnection[Any]:
+        connection = self._open.get(key)
+        if connection is not None and not connection.closed:
+            return connection
+        self._forget_closed_loops()
+        async with self._opening.setdefault(key, asyncio.Lock()):
+            connection = self._open.get(key)
+            if connection is None or connection.closed:
+                connection = self._open[key] = await psycopg.AsyncConnection.connect(
+                    **_connection_params(), autocommit=True
+                )
+        return connection
+
+    async def _drop(self, key: tuple[asyncio.AbstractEventLoop, int]) -> None:
+        connection = self._open.pop(key, None)
+        if connection is not None:
+            await connection.close()
+
+    def _forget_closed_loops(self) -> None:
+        """Close the connections of loops that have closed: nothing can use
+        them again. A server has one loop for its life; a process that runs
+        loop after loop (a test run of many examples) ran PostgreSQL out of
+        connections without this."""
+        for key in [key for key in self._open if key[0].is_closed()]:
+            self._opening.pop(key, None)
+            self._open.pop(key).pgconn.finish()
+
+    def close_all(self) -> None:
+        """Close every connection at once, from any thread, whatever loop it
+        belonged to (tests: a test database with connections left open
+        cannot be dropped, and each test's loop is gone by then)."""
+        self._opening.clear()
+        while self._open:
+            _key, connection = self._open.popitem()
+            connection.pgconn.finish()
+
+
+def _connection_params() -> dict[str, Any]:
+    """The project's database settings as psycopg's connect takes them:
+    Django's own (adapters, prepared statements), with the asynchronous
+    twin of its cursor class: values bound server-side, or quoted by the
+    client where ``YACHT_DB_SERVER_SIDE_BINDING=0`` asked for that."""
+    params = connections[router.db_for_write(Game)].get_connection_params()
+    synchronous = params.pop("cursor_factory", None)
+    if synchronous is not None and issubclass(synchronous, psycopg.ClientCursor):
+        params["cursor_factory"] = psycopg.AsyncClientCursor
+    return params
+
+
+connections_here = LoopConnections(settings.YACHT_DB_THREADS)

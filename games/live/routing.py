@@ -1,0 +1,8 @@
+from django.urls import path
+
+import games.web.converters  # noqa: F401  (registers the <token:...> converter)
+from games.live.consumers import GameConsumer
+
+websocket_urlpatterns = [
+    path("ws/g/<token:token>/", GameConsumer.as_asgi()),
+]

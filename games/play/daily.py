@@ -1,0 +1,242 @@
+"""The daily challenge: one duplicate solitaire a day on the same dice for
+everyone, and its board.
+
+A day's seed is made the day before it (whoever first opens the daily page
+makes today's and tomorrow's), so its commitment is public ahead of play;
+the seed itself is revealed when the day (UTC) is over, and with it each
+entry's dice, review and points lost to optimal play. During the day the
+board shows names and totals only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.crypto import salted_hmac
+
+from games import rules
+from games.live.process import live
+from games.models import DailyChallenge, DailyEntry, Game, Move, Player, ScoreEntry
+from games.play.names import clean_name, skeletons
+from games.rules import GameError, fairness
+from games.store.selectors import last_action, snapshot
+from yachtsite.clientaddr import address_group
+
+
+def today() -> date:
+    return timezone.now().date()
+
+
+def is_over(day: date) -> bool:
+    """Whether ``day`` (UTC) has ended, so its seed may be revealed."""
+    end = datetime.combine(
+        day + timedelta(days=1), time.min, tzinfo=timezone.get_current_timezone()
+    )
+    return timezone.now() >= end
+
+
+def daily_challenge(day: date) -> DailyChallenge | None:
+    """The challenge of ``day``: made now if it is today or tomorrow, never
+    for a day already begun before this call could have published it."""
+    found = DailyChallenge.objects.filter(day=day).first()
+    if found is not None or day not in (today(), today() + timedelta(days=1)):
+        return found
+    seed = fairness.new_seed()
+    try:
+        with transaction.atomic():
+            return DailyChallenge.objects.create(
+                day=day,
+                ruleset=rules.DEFAULT_RULESET,
+                server_seed=seed.hex(),
+                seed_commitment=fairness.commitment(seed),
+            )
+    except IntegrityError:
+        # Another request made it first: theirs is the day's.
+        return DailyChallenge.objects.get(day=day)
+
+
+def daily_entry_of(challenge: DailyChallenge, guest_id: str) -> DailyEntry | None:
+    if not guest_id:
+        return None
+    return challenge.entries.filter(guest_id=guest_id).select_related("game").first()
+
+
+def daily_entry_today(guest_id: str) -> DailyEntry | None:
+    """This guest's entry of today's challenge, if any (one read, only for a
+    browser that has a guest id), without making the day's challenge."""
+    if not guest_id:
+        return None
+    entries = DailyEntry.objects.filter(challenge__day=today(), guest_id=guest_id)
+    return entries.select_related("game").first()
+
+
+def network_key(day: date, address: str) -> str:
+    """What an entry keeps of its address: a hash, keyed with the site's
+    secret and the day, of the address's group. Equal for one network on one
+    day; unrelated across days, and no address can be read back from it."""
+    message = f"{day.isoformat()} {address_group(address)}"
+    return salted_hmac("yacht.daily.network", message, algorithm="sha256").hexdigest()
+
+
+def name_keys(name: str) -> tuple[str, str]:
+    """The two keys under which a name is unique on a day's board."""
+    looks, folded = skeletons(name)
+    return hashlib.sha256(looks.encode()).hexdigest(), hashlib.sha256(folded.encode()).hexdigest()
+
+
+def network_entered(challenge: DailyChallenge, address: str) -> bool:
+    """Whether an entry of ``challenge`` came from ``address``'s group."""
+    return challenge.entries.filter(network=network_key(challenge.day, address)).exists()
+
+
+def _refusal(challenge: DailyChallenge, guest_id: str, network: str, keys: tuple[str, str]) -> str:
+    """Why an entry may not be made, or "" if nothing stands in its way."""
+    entries = challenge.entries
+    if entries.filter(guest_id=guest_id).exists():
+        return "daily_entered"
+    if entries.filter(network=network).exists():
+        return "daily_network_entered"
+    if entries.filter(Q(name_key=keys[0]) | Q(name_key_folded=keys[1])).exists():
+        return "daily_name_taken"
+    return ""
+
+
+def daily_enter(*, guest_id: str, name: str, address: str) -> Game:
+    """Today's challenge for this browser: a duplicate solitaire on the day's
+    seed, started at once.
+
+    One entry a day per browser (``daily_entered``) and per address group
+    (``daily_network_entered``), and one of each name as a reader would see
+    it (``daily_name_taken``). The database holds all three, so two
+    processes cannot both admit the same one.
+    """
+    if not guest_id:
+        raise GameError("no_guest")
+    name = clean_name(name)
+    challenge = daily_challenge(today())
+    assert challenge is not None
+    daily_challenge(today() + timedelta(days=1))
+    network = network_key(challenge.day, address)
+    keys = name_keys(name)
+    refusal = _refusal(challenge, guest_id, network, keys)
+    if refusal:
+        raise GameError(refusal)
+    try:
+        with transaction.atomic():
+            game = Game.objects.create(
+                ruleset=challenge.ruleset,
+                seat_count=1,
+                duplicate=True,
+                daily=challenge,
+                status=Game.Status.PLAYING,
+                started_at=timezone.now(),
+                acted_at=timezone.now(),
+                version=2,
+                server_seed=challenge.server_seed,
+                seed_commitment=challenge.seed_commitment,
+            )
+            player = Player.objects.create(game=game, order=0, name=name, guest_id=guest_id)
+            DailyEntry.objects.create(
+                challenge=challenge,
+                guest_id=guest_id,
+                network=network,
+                name_key=keys[0],
+                name_key_folded=keys[1],
+                game=game,
+            )
+            Move.objects.create(game=game, player=player, version=1, kind=Move.Kind.JOIN)
+            Move.objects.create(game=game, player=player, version=2, kind=Move.Kind.START)
+            snap = snapshot(
+                game, [player], rules.new_game(game.ruleset, 1), last_action("start", 0)
+            )
+            transaction.on_commit(lambda: live.committed(snap))
+    except IntegrityError:
+        # Another request got in between the check and the insert.
+        raise GameError(_refusal(challenge, guest_id, network, keys) or "daily_entered") from None
+    return game
+
+
+@dataclass
+class BoardRow:
+    place: int
+    name: str
+    total: int
+    token: str
+    lost: float | None = None
+
+
+@dataclass
+class Board:
+    challenge: DailyChallenge
+    over: bool
+    rows: list[BoardRow]
+    playing: int  # entries not finished yet
+    perfect: int | None
+
+
+def daily_board(challenge: DailyChallenge) -> Board:
+    """The day's finished entries ranked by total (equal totals share a
+    place). Once the day is over, each with its points lost to optimal play,
+    and the perfect player's score on the day's dice."""
+    over = is_over(challenge.day)
+    entries = list(challenge.entries.select_related("game").order_by("created_at", "pk"))
+    finished = [e for e in entries if e.game.status == Game.Status.FINISHED]
+    totals: dict[int, int] = {}
+    ruleset = rules.get_ruleset(challenge.ruleset)
+    for e in finished:
+        boxes = dict(
+            ScoreEntry.objects.filter(player__game=e.game).values_list("category", "points")
+        )
+        bonus = sum(
+            ScoreEntry.objects.filter(player__game=e.game).values_list("extra_bonus", flat=True)
+        )
+        totals[e.game_id] = rules.totals(ruleset, rules.Scorecard(boxes, bonus)).total
+    players = {
+        p.game_id: p for p in Player.objects.filter(game__in=[e.game for e in finished], order=0)
+    }
+    if over:
+        _work_out(challenge, [players[e.game_id] for e in finished])
+    ranked = sorted(finished, key=lambda e: -totals[e.game_id])
+    rows = []
+    for e in ranked:
+        player = players[e.game_id]
+        rows.append(
+            BoardRow(
+                place=1 + sum(1 for t in totals.values() if t > totals[e.game_id]),
+                name=player.name,
+                total=totals[e.game_id],
+                token=e.game.token,
+                lost=player.lost_to_optimal if over else None,
+            )
+        )
+    return Board(
+        challenge=challenge,
+        over=over,
+        rows=rows,
+        playing=len(entries) - len(finished),
+        perfect=challenge.perfect_score if over else None,
+    )
+
+
+def _work_out(challenge: DailyChallenge, players: list[Player]) -> None:
+    """Once a day is over: the perfect player's score and each entry's
+    points lost to optimal play, worked out once and kept."""
+    from games.solver.reference import perfect_score
+    from games.store.selectors import game_review
+
+    if challenge.perfect_score is None:
+        challenge.perfect_score = perfect_score(
+            challenge.ruleset, bytes.fromhex(challenge.server_seed)
+        )
+        DailyChallenge.objects.filter(pk=challenge.pk).update(perfect_score=challenge.perfect_score)
+    for player in players:
+        if player.lost_to_optimal is None:
+            reviewed = game_review(player.game)
+            if reviewed:
+                player.lost_to_optimal = reviewed[0].cost
+                Player.objects.filter(pk=player.pk).update(lost_to_optimal=reviewed[0].cost)

@@ -1,0 +1,885 @@
+"""Every change to a game goes through here.
+
+Each verb runs in one transaction that locks the game row, checks who is
+asking and the version they acted on, lets the rules engine decide, writes
+the rows, bumps the version and registers the push with ``on_commit``, so
+nobody hears of a change that could still roll back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import random
+import secrets
+from collections.abc import Callable, Collection, Sequence
+from contextvars import ContextVar
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from games import rules
+from games.live.process import live
+from games.models import (
+    BOT_LEVELS,
+    MAX_SEATS,
+    TURN_CLOCKS,
+    ChatMessage,
+    Game,
+    Move,
+    Player,
+    ScoreEntry,
+)
+from games.play.chat import read_chat
+from games.play.names import bot_name, clean_name, require_distinct
+from games.rules import GameError, fairness
+from games.store import movelog
+from games.store.selectors import (
+    Last,
+    LastKind,
+    chat_line,
+    clock_ran_out,
+    committed_seats,
+    duplicate_state,
+    game_by_token,
+    game_players,
+    game_state,
+    last_action,
+    lock_game,
+    locked_game_seats,
+    remembered_game,
+    rules_table,
+    seat_among,
+    snapshot,
+)
+
+# Only for games created before dice were derived from a seed (blank seed).
+_unseeded_dice = secrets.SystemRandom()
+
+
+def _locked(token: str) -> Game:
+    game = lock_game(token)
+    if game is None:
+        raise GameError("no_such_game")
+    return game
+
+
+def _fair_seed() -> dict[str, str]:
+    """A new game's secret seed and the commitment to it that is shown from the start."""
+    seed = fairness.new_seed()
+    return {"server_seed": seed.hex(), "seed_commitment": fairness.commitment(seed)}
+
+
+def _dice_for(game: Game, action: rules.Action) -> rules.engine.DiceRoller:
+    """The game's own fair dice for the roll that will be logged as the next version."""
+    if not game.server_seed:
+        return _unseeded_dice
+    hold = (action.hold if isinstance(action, rules.Roll) else None) or frozenset()
+    return fairness.FairDice(bytes.fromhex(game.server_seed), game.version + 1, hold)
+
+
+def _commit(
+    game: Game,
+    players: Sequence[Player],
+    state: rules.GameState | None,
+    *,
+    fields: Sequence[str],
+    last: Last,
+    new_turn: bool = False,
+    logged: movelog.LoggedMove | None = None,
+) -> None:
+    """Bump the version, set the turn clock, save (with the ``logged`` move's
+    rows, if any), and hand the new snapshot to the live side once committed
+    (it pushes it, schedules a bot's step if one is to move, and arms the
+    clock's timer)."""
+    game.version += 1
+    game.acted_at = timezone.now()
+    _wind_clock(game, players, new_turn=new_turn, state=state)
+    saved = [*fields, "version", "acted_at", "turn_deadline"]
+    if logged is None:
+        game.save(update_fields=saved)
+    else:
+        movelog.write(game, saved, logged)
+    # After the write: a duplicate game's snapshot reads the rounds scored.
+    snap = snapshot(game, players, state, last)
+    if state is not None:
+        # The next move of this game here starts from this row, these seats and cards.
+        movelog.on_commit(functools.partial(committed_seats.remember, game, players, state.cards))
+    movelog.on_commit(functools.partial(live.committed, snap))
+
+
+def game_create(
+    *,
+    guest_id: str,
+    name: str,
+    seat_count: int = 2,
+    ruleset: str = rules.DEFAULT_RULESET,
+    hints: bool = False,
+    bot_level: str = "",
+    watch: bool = False,
+    turn_seconds: int = 0,
+    duplicate: bool = False,
+    perfect_reference: bool = False,
+) -> Game:
+    """A new game in its lobby, the creator in seat 1 as host.
+
+    A ``duplicate`` game is played in simultaneous rounds on shared dice;
+    with ``perfect_reference`` the perfect player plays those dice too, and
+    its score is shown at the end.
+
+    With ``bot_level``, every other seat is filled with a bot of that level;
+    with ``watch`` too, bots take every seat and the game starts at once, for
+    its creator and anyone with the link to watch.
+    """
+    _require_guest(guest_id)
+    name = clean_name(name)
+    if ruleset not in rules.RULESETS:
+        raise GameError("unknown_ruleset")
+    if not 1 <= seat_count <= MAX_SEATS:
+        raise GameError("bad_seat_count")
+    if (bot_level or watch) and bot_level not in _BOT_LEVELS:
+        raise GameError("unknown_bot")
+    if turn_seconds not in _TURN_CLOCKS:
+        raise GameError("unknown_clock")
+    with transaction.atomic():
+        game = Game.objects.create(
+            ruleset=ruleset,
+            seat_count=seat_count,
+            hints=hints,
+            turn_seconds=turn_seconds,
+            duplicate=duplicate,
+            perfect_reference=duplicate and perfect_reference,
+            version=1,
+            acted_at=timezone.now(),
+            **_fair_seed(),
+        )
+        players = []
+        if not watch:
+            host = Player.objects.create(game=game, order=0, name=name, guest_id=guest_id)
+            Move.objects.create(game=game, player=host, version=1, kind=Move.Kind.JOIN)
+            players.append(host)
+        if bot_level:
+            for order in range(len(players), seat_count):
+                taken = [p.name for p in players]
+                players.append(
+                    Player.objects.create(
+                        game=game, order=order, name=bot_name(order, taken), bot=bot_level
+                    )
+                )
+        if watch:
+            game.status = Game.Status.PLAYING
+            game.started_at = timezone.now()
+            Move.objects.create(game=game, version=1, kind=Move.Kind.START)
+            _commit(
+                game,
+                players,
+                rules.new_game(ruleset, seat_count),
+                fields=["status", "started_at"],
+                last=last_action("start"),
+            )
+    return game
+
+
+_BOT_LEVELS = {key for key, _label in BOT_LEVELS}
+_TURN_CLOCKS = {seconds for seconds, _label in TURN_CLOCKS}
+
+
+def _wind_clock(
+    game: Game,
+    players: Sequence[Player],
+    *,
+    new_turn: bool,
+    state: rules.GameState | None = None,
+) -> None:
+    """The deadline of the turn being played: a full period from the start of
+    a person's turn, kept through their rolls; none while a bot plays or
+    with no clock.
+
+    Only the start of a turn sets it. Nothing said during the turn (a hold,
+    a take back, anything) can set it again: once the clock ran out it stays
+    off until the stand-in bot has played that turn, so a person acting as
+    the clock runs out can never buy a fresh period for the turn.
+
+    A duplicate game's clock runs per round: a full period from the start
+    of the round, while any person has still to play it."""
+    running = False
+    if game.turn_seconds and game.status == Game.Status.PLAYING and players:
+        if game.duplicate:
+            running = bool(_still_to_play(players, state))
+        else:
+            seat = players[game.current_seat]
+            running = bool(seat.guest_id) and not seat.bot
+    if not running:
+        game.turn_deadline = None
+    elif new_turn:
+        game.turn_deadline = timezone.now() + timedelta(seconds=game.turn_seconds)
+
+
+def _still_to_play(players: Sequence[Player], state: rules.GameState | None) -> list[Player]:
+    """In a duplicate game's round: the people (no bot playing for them) who
+    have not played it yet."""
+    if state is None or not players:
+        return []
+    done = min(len(card.boxes) for card in state.cards)
+    return [
+        p for p in players if p.guest_id and not p.bot and len(state.cards[p.order].boxes) == done
+    ]
+
+
+def _time_up(game: Game, players: Sequence[Player]) -> list[Player]:
+    """On a locked game whose turn clock has run out: the stand-in bot takes
+    the seat to move; in a duplicate game, every seat whose person has not
+    played the round. It plays that turn to its end, and nothing its person
+    sends meanwhile is taken (``time_up``); then it leaves the seat, whose
+    person plays their next turn as ever (``_stand_in_leaves``). The seats,
+    none when the clock had not run out."""
+    if not clock_ran_out(game.status, game.turn_deadline):
+        return []
+    state = game_state(game, players)
+    seats = _still_to_play(players, state) if game.duplicate else [players[game.current_seat]]
+    if not seats:
+        return []
+    for seat in seats:
+        seat.bot = STAND_IN_LEVEL
+        seat.save(update_fields=["bot"])
+    who = seats[0].order if len(seats) == 1 else None
+    _commit(game, players, state, fields=[], last=last_action("clock", who))
+    return seats
+
+
+def game_clock_expire(*, token: str, version: int | None = None) -> bool:
+    """If the turn clock of the game (at ``version``, when given) has run
+    out, a bot plays for the seat to move. True if this call did it.
+
+    Any process may call it for the same deadline, any number of times: the
+    first locks the row, acts and bumps the version; the others find the
+    version moved on (or no deadline left) and change nothing.
+    """
+    with transaction.atomic():
+        game = _locked(token)
+        if version is not None and version != game.version:
+            return False
+        return bool(_time_up(game, game_players(game)))
+
+
+def game_add_bot(*, token: str, guest_id: str, level: str) -> Player:
+    """The host fills the next free seat with a bot, before the start."""
+    if level not in _BOT_LEVELS:
+        raise GameError("unknown_bot")
+    with transaction.atomic():
+        game = _locked(token)
+        players = game_players(game)
+        _check(game, players, guest_id, "add_bot")
+        name = bot_name(len(players), [p.name for p in players])
+        bot = Player.objects.create(game=game, order=len(players), name=name, bot=level)
+        _commit(game, [*players, bot], None, fields=[], last=last_action("join", bot.order))
+    return bot
+
+
+def game_remove_bot(*, token: str, guest_id: str, seat: int) -> None:
+    """The host takes a bot off its seat before the start; later seats move up."""
+    with transaction.atomic():
+        game = _locked(token)
+        players = game_players(game)
+        _check(game, players, guest_id, "remove_bot")
+        target = next((p for p in players if p.order == seat), None)
+        if target is None or target.guest_id or not target.bot:
+            raise GameError("not_a_bot")
+        target.delete()
+        remaining = [p for p in players if p.order != seat]
+        for order, player in enumerate(remaining):
+            if player.order != order:
+                player.order = order
+                player.save(update_fields=["order"])
+        _commit(game, remaining, None, fields=[], last=last_action("leave"))
+
+
+def _require_guest(guest_id: str) -> None:
+    # Bots' seats have no guest id: an empty one must never match them.
+    if not guest_id:
+        raise GameError("no_guest")
+
+
+def _check(
+    game: Game,
+    players: Sequence[Player],
+    guest_id: str,
+    action: rules.ActionName,
+    *,
+    version: int | None = None,
+    state: rules.GameState | None = None,
+) -> Player | None:
+    """The seat of the guest asking, once the rules allow it to take
+    ``action`` (made against ``version``) now; else the rules' refusal."""
+    me = seat_among(players, guest_id)
+    rules.require(
+        rules_table(game, players, state), me.order if me else None, action, version=version
+    )
+    return me
+
+
+def _state(game: Game, players: Sequence[Player]) -> rules.GameState | None:
+    return game_state(game, players) if game.status != Game.Status.LOBBY else None
+
+
+def game_join(*, token: str, guest_id: str, name: str) -> Player:
+    """Take the next free seat. Joining again from the same guest returns its seat."""
+    _require_guest(guest_id)
+    name = clean_name(name)
+    with transaction.atomic():
+        game = _locked(token)
+        players = game_players(game)
+        mine = seat_among(players, guest_id)
+        if mine:
+            return mine
+        if game.status != Game.Status.LOBBY:
+            raise GameError("already_started")
+        if len(players) >= game.seat_count:
+            raise GameError("game_full")
+        require_distinct(name, [p.name for p in players])
+        player = Player.objects.create(game=game, order=len(players), name=name, guest_id=guest_id)
+        Move.objects.create(game=game, player=player, version=game.version + 1, kind=Move.Kind.JOIN)
+        _commit(game, [*players, player], None, fields=[], last=last_action("join", player.order))
+    return player
+
+
+def game_start(*, token: str, guest_id: str, version: int | None = None) -> Game:
+    """The host (seat 1) starts the game with whoever has joined."""
+    with transaction.atomic():
+        game = _locked(token)
+        players = game_players(game)
+        _check(game, players, guest_id, "start", version=version)
+        host = players[0]
+        game.status = Game.Status.PLAYING
+        game.started_at = timezone.now()
+        # Seats nobody took are closed: the game is played by those present.
+        game.seat_count = len(players)
+        Move.objects.create(game=game, player=host, version=game.version + 1, kind=Move.Kind.START)
+        state = rules.new_game(game.ruleset, len(players))
+        _commit(
+            game,
+            players,
+            state,
+            fields=["status", "started_at", "seat_count"],
+            last=last_action("start", host.order),
+            new_turn=True,
+        )
+    return game
+
+
+def game_act(
+    *,
+    token: str,
+    guest_id: str,
+    version: int,
+    action: rules.Action,
+    rng: rules.engine.DiceRoller | None = None,
+) -> Game:
+    """Apply one player's action, made against ``version`` of the game.
+
+    Dice come from the game's seed unless ``rng`` is given (tests script them).
+    An action that reaches the game after its turn clock ran out is refused
+    (``time_up``, or ``stale_version`` for anyone else) and the stand-in bot
+    takes the turn instead, in the same transaction: of the two, exactly one
+    is ever applied. Once the bot has the turn, every move of that seat is
+    refused with ``time_up`` until the bot has scored it.
+
+    Most moves are made against the version this process committed last
+    (the player's previous roll or hold): those are decided on the row it
+    remembers and written without the lock read (``_act_on_remembered``).
+    Every other move, and any that path cannot settle, locks the row here.
+    """
+    moved = _act_on_remembered(token, guest_id, version, action, rng)
+    if moved is not None:
+        return moved
+    if _remembered_only.get():
+        raise _Unsettled
+    with transaction.atomic():
+        game = _locked(token)
+        players, state = locked_game_seats(game)
+        timed_out = _time_up(game, players)
+        if not timed_out:
+            _act(game, players, state, guest_id, version, action, rng)
+    if timed_out:
+        mine = any(seat.guest_id == guest_id for seat in timed_out)
+        raise GameError("time_up" if mine else "stale_version")
+    return game
+
+
+class _Unsettled(Exception):
+    """The move is not one the remembered row settles (``game_move_remembered``)."""
+
+
+_remembered_only: ContextVar[bool] = ContextVar("remembered_only", default=False)
+
+
+def game_move_remembered(verb: Callable[..., Game], /, **fields: object) -> Game | None:
+    """The move ``verb`` (``game_roll``, ``game_hold`` or ``game_score``)
+    with ``fields``, if it is settled on the row this process remembers
+    (``_act_on_remembered``): the game as it now is; else None, having
+    written nothing, for ``verb`` to be called again to lock the row and
+    decide (or name the refusal). It reads nothing from the database, and
+    its one write is the move itself."""
+    if verb not in MOVES:
+        raise ValueError(f"{verb.__name__} is not a move")
+    only = _remembered_only.set(True)
+    try:
+        return verb(**fields)
+    except _Unsettled:
+        return None
+    finally:
+        _remembered_only.reset(only)
+
+
+def _act_on_remembered(
+    token: str,
+    guest_id: str,
+    version: int,
+    action: rules.Action,
+    rng: rules.engine.DiceRoller | None,
+) -> Game | None:
+    """The move, decided on ``version`` as this process committed (or read
+    under the lock) it, and written only if the stored game is still at that
+    version: the write's own check takes the place of the lock read, and a
+    game that moved on changes nothing (``movelog.Stale``). On PostgreSQL
+    that is one statement and one round trip, against four.
+
+    None when this path does not settle the move, for the locked path to
+    decide and name any refusal: a version not held here, a move that
+    writes more than the move log and the game (a duplicate game's hands,
+    a seat a bot keeps, a turn clock that ran out, the daily challenge's
+    check of its day), or one the rules refuse here.
+    """
+    known = remembered_game(token, version)
+    if known is None:
+        return None
+    game, players, state = known
+    seat = seat_among(players, guest_id)
+    if (
+        seat is None
+        or seat.bot
+        or game.duplicate
+        or game.daily_id is not None
+        or clock_ran_out(game.status, game.turn_deadline)
+    ):
+        return None
+    try:
+        with movelog.atomic_move():
+            # The same decision as under the lock, on the same row and seats.
+            _act(game, players, state, guest_id, version, action, rng)
+    except (GameError, movelog.Stale):
+        return None
+    return game
+
+
+def _act(
+    game: Game,
+    players: Sequence[Player],
+    state: rules.GameState | None,
+    guest_id: str,
+    version: int,
+    action: rules.Action,
+    rng: rules.engine.DiceRoller | None,
+) -> None:
+    if game.daily_id is not None:
+        from games.play.daily import is_over
+
+        # Once the day is over its seed is revealed: an unfinished entry
+        # could then know every die to come.
+        if game.daily is not None and is_over(game.daily.day):
+            raise GameError("daily_over")
+    kind: rules.ActionName = (
+        "roll"
+        if isinstance(action, rules.Roll)
+        else "hold"
+        if isinstance(action, rules.Hold)
+        else "score"
+    )
+    seat = _check(game, players, guest_id, kind, version=version, state=state)
+    assert seat is not None and state is not None
+    if seat.bot:
+        # Acting takes the seat back from the bot that kept it (without a
+        # turn clock: with one, the rules refused a seat whose time ran out).
+        seat.bot = ""
+        seat.save(update_fields=["bot"])
+    if game.duplicate:
+        _play_duplicate(game, players, seat, action, rng, state)
+    else:
+        _play(game, players, seat, action, rng, state)
+
+
+_LAST_OF: dict[str, LastKind] = {
+    Move.Kind.ROLL: "roll",
+    Move.Kind.HOLD: "hold",
+    Move.Kind.SCORE: "score",
+}
+
+
+def _log_move(
+    game: Game,
+    seat: Player,
+    action: rules.Action,
+    *,
+    dice_before: Sequence[int],
+    hand_after: tuple[Sequence[int], Collection[int]],
+    cards: tuple[rules.Scorecard, rules.Scorecard],
+) -> tuple[Last, movelog.LoggedMove]:
+    """``seat``'s action as the move log's next version (a score also as its
+    card's box), to be written with the game by ``_commit``, and what it was
+    for the push. ``hand_after`` is the seat's dice and holds after it,
+    ``cards`` its card before and after."""
+    move = Move(game=game, player=seat, version=game.version + 1)
+    score = None
+    if isinstance(action, rules.Roll | rules.Hold):
+        move.kind = Move.Kind.ROLL if isinstance(action, rules.Roll) else Move.Kind.HOLD
+        move.dice = list(hand_after[0])
+        move.held = sorted(hand_after[1])
+    else:
+        before, after = cards
+        points = after.boxes[action.category]
+        bonus = after.extra_bonus - before.extra_bonus
+        score = ScoreEntry(player=seat, category=action.category, points=points, extra_bonus=bonus)
+        move.kind = Move.Kind.SCORE
+        move.dice = list(dice_before)
+        move.category = action.category
+        move.points = points + bonus
+    return last_action(_LAST_OF[move.kind], seat.order, move), movelog.LoggedMove(move, score)
+
+
+def _play(
+    game: Game,
+    players: Sequence[Player],
+    seat: Player,
+    action: rules.Action,
+    rng: rules.engine.DiceRoller | None,
+    before: rules.GameState,
+) -> None:
+    """Apply an action of ``seat`` to a locked game, log it and commit it."""
+    if isinstance(action, rules.Roll) and action.hold is None:
+        # The roll keeps what the seat holds now: the log and the dice name it.
+        action = rules.Roll(before.held)
+    dice = rng if rng is not None else _dice_for(game, action)
+    after = rules.apply(before, seat.order, action, dice)
+    last, logged = _log_move(
+        game,
+        seat,
+        action,
+        dice_before=before.dice,
+        hand_after=(after.dice, after.held),
+        cards=(before.cards[seat.order], after.cards[seat.order]),
+    )
+    _stand_in_leaves(game, seat, action)
+    game.current_seat = after.current
+    game.dice = list(after.dice)
+    game.held = sorted(after.held)
+    game.rolls_used = after.rolls
+    fields = ["current_seat", "dice", "held", "rolls_used"]
+    if after.finished:
+        game.status = Game.Status.FINISHED
+        game.finished_at = timezone.now()
+        fields += ["status", "finished_at"]
+    _commit(
+        game,
+        players,
+        after,
+        fields=fields,
+        last=last,
+        new_turn=isinstance(action, rules.Score),
+        logged=logged,
+    )
+
+
+def _play_duplicate(
+    game: Game,
+    players: Sequence[Player],
+    seat: Player,
+    action: rules.Action,
+    rng: rules.engine.DiceRoller | None,
+    scores: rules.GameState,
+) -> None:
+    """``seat``'s action in its own turn of a duplicate game's round: the
+    same as ``_play``, but the hand is the seat's and the dice are the
+    round's shared ones."""
+    before = duplicate_state(game, players, scores)
+    if isinstance(action, rules.Roll) and action.hold is None:
+        # The roll keeps what the seat holds now in its own hand.
+        action = rules.Roll(before.hands[seat.order].held)
+    if rng is None and not game.server_seed:
+        rng = _unseeded_dice
+    if rng is None:
+        hold = (action.hold or frozenset()) if isinstance(action, rules.Roll) else frozenset()
+        seed = bytes.fromhex(game.server_seed)
+        rng = fairness.DuplicateDice(seed, before.round, before.roll_number(seat.order), hold)
+    after = rules.duplicate.apply(before, seat.order, action, rng)
+    hand = after.hands[seat.order]
+    last, logged = _log_move(
+        game,
+        seat,
+        action,
+        dice_before=before.hands[seat.order].dice,
+        hand_after=(hand.dice, hand.held),
+        cards=(before.cards[seat.order], after.cards[seat.order]),
+    )
+    seat.dice = list(hand.dice)
+    seat.held = sorted(hand.held)
+    seat.rolls_used = hand.rolls
+    left = _stand_in_leaves(game, seat, action, save=False)
+    seat.save(update_fields=["dice", "held", "rolls_used", *(["bot"] if left else [])])
+    fields: list[str] = []
+    if after.finished:
+        game.status = Game.Status.FINISHED
+        game.finished_at = timezone.now()
+        fields += ["status", "finished_at"]
+        if game.perfect_reference and game.server_seed:
+            from games.solver.reference import perfect_score
+
+            game.perfect_score = perfect_score(game.ruleset, bytes.fromhex(game.server_seed))
+            fields.append("perfect_score")
+    _commit(
+        game,
+        players,
+        after.scores(),
+        fields=fields,
+        last=last,
+        new_turn=after.round != before.round,
+        logged=logged,
+    )
+
+
+def _stand_in_leaves(game: Game, seat: Player, action: rules.Action, *, save: bool = True) -> bool:
+    """When the stand-in bot scores the turn (or round) a person's clock ran
+    out on, it leaves the seat: the person keeps it and plays their next
+    turn on a full period, and if they are still away the clock hands that
+    turn to the bot again. True if it left."""
+    if not (game.turn_seconds and seat.guest_id and seat.bot and isinstance(action, rules.Score)):
+        return False
+    seat.bot = ""
+    if save:
+        seat.save(update_fields=["bot"])
+    return True
+
+
+def game_bot_step(*, token: str, version: int) -> Game:
+    """One step of the bot whose turn it is, if the game is still at ``version``."""
+    from games.solver.bots import decide, prepare
+
+    # A strategy table missing from disk takes seconds to build: build it
+    # before the game's row is locked, never while the lock holds every
+    # other action (and every other bot step) of the game waiting.
+    ahead = (
+        Player.objects.filter(game__token=token, order=F("game__current_seat"))
+        .values_list("bot", "game__ruleset")
+        .first()
+    )
+    if ahead is not None and ahead[0]:
+        prepare(ahead[0], ahead[1])
+    with transaction.atomic():
+        game = _locked(token)
+        if game.status != Game.Status.PLAYING:
+            raise GameError("game_over" if game.status == Game.Status.FINISHED else "not_started")
+        if version != game.version:
+            raise GameError("stale_version")
+        players, state = locked_game_seats(game)
+        assert state is not None
+        if game.duplicate:
+            dup = duplicate_state(game, players, state)
+            bot = next((p for p in players if p.bot and dup.view(p.order) is not None), None)
+            if bot is None:
+                raise GameError("round_wait")
+            turn = dup.view(bot.order)
+            assert turn is not None
+            _play_duplicate(game, players, bot, decide(bot.bot, turn, _bot_whims), None, state)
+            return game
+        seat = players[game.current_seat]
+        if not seat.bot:
+            raise GameError("not_your_turn")
+        action = decide(seat.bot, state, _bot_whims)
+        _play(game, players, seat, action, None, state)
+    return game
+
+
+# The beginner's human mistakes are chosen with this; dice never are.
+_bot_whims = random.Random()
+
+
+def game_hand_to_bot(*, token: str, guest_id: str, seat: int) -> Game:
+    """Another player lets a bot play for a seat whose player has been idle
+    through the grace period; its player can take it back."""
+    with transaction.atomic():
+        game = _locked(token)
+        players = game_players(game)
+        state = _state(game, players)
+        _check(game, players, guest_id, "hand_to_bot", state=state)
+        target = players[game.current_seat]
+        if seat != target.order:
+            raise GameError("not_absent")
+        target.bot = STAND_IN_LEVEL
+        target.save(update_fields=["bot"])
+        _commit(game, players, state, fields=[], last=last_action("stand_in", target.order))
+    return game
+
+
+STAND_IN_LEVEL = "solid"
+
+
+def game_take_back(*, token: str, guest_id: str) -> Game:
+    """A player whose seat a bot was keeping takes it back."""
+    with transaction.atomic():
+        game = _locked(token)
+        players = game_players(game)
+        me = _check(game, players, guest_id, "take_back")
+        assert me is not None
+        me.bot = ""
+        me.save(update_fields=["bot"])
+        state = _state(game, players)
+        _commit(game, players, state, fields=[], last=last_action("take_back", me.order))
+    return game
+
+
+def game_rematch(
+    *,
+    token: str,
+    guest_id: str,
+    counted: Callable[[], contextlib.AbstractContextManager[object]] = contextlib.nullcontext,
+) -> Game:
+    """A new game with the same seats, started at once; everyone is sent to it.
+
+    ``counted`` is entered around the new game's making, and only then: the
+    players who ask once it is made join it uncounted. The socket counts
+    the game there against its creator's shares (``limits.game_creation``),
+    which may refuse it with a GameError.
+    """
+    with transaction.atomic(), contextlib.ExitStack() as counting:
+        game = _locked(token)
+        players = game_players(game)
+        _check(game, players, guest_id, "rematch")
+        if game.rematch is not None:
+            return game.rematch
+        counting.enter_context(counted())
+        # Started now, which is also when its first player was last heard
+        # from: from then on the others may hand an absent first player's
+        # seat to a bot, as in any other game.
+        now = timezone.now()
+        new = Game.objects.create(
+            ruleset=game.ruleset,
+            seat_count=len(players),
+            hints=game.hints,
+            status=Game.Status.PLAYING,
+            started_at=now,
+            acted_at=now,
+            version=1,
+            turn_seconds=game.turn_seconds,
+            spectator_chat=game.spectator_chat,
+            duplicate=game.duplicate,
+            perfect_reference=game.perfect_reference,
+            **_fair_seed(),
+        )
+        # Every setting carries over; the first to roll moves one seat on, so
+        # nobody opens every game of an evening.
+        count = len(players)
+        created = Player.objects.bulk_create(
+            Player(
+                game=new,
+                order=(p.order - 1) % count,
+                name=p.name,
+                guest_id=p.guest_id,
+                bot=p.bot,
+            )
+            for p in players
+        )
+        seats = sorted(created, key=lambda p: p.order)
+        _wind_clock(new, seats, new_turn=True, state=rules.new_game(new.ruleset, len(seats)))
+        new.save(update_fields=["turn_deadline"])
+        Move.objects.create(game=new, version=1, kind=Move.Kind.START)
+        game.rematch = new
+        state = game_state(game, players)
+        _commit(game, players, state, fields=["rematch"], last=last_action("rematch"))
+    return new
+
+
+def game_roll(
+    *, token: str, guest_id: str, version: int, hold: Collection[int] | None = None
+) -> Game:
+    """Roll the dice not at the positions in ``hold``; None: not those held now."""
+    keep = None if hold is None else frozenset(hold)
+    return game_act(token=token, guest_id=guest_id, version=version, action=rules.Roll(keep))
+
+
+def game_hold(*, token: str, guest_id: str, version: int, dice: Collection[int]) -> Game:
+    """Between rolls, keep the dice at the positions in ``dice`` for the next roll.
+
+    Like every action it is checked against the version it was made on and
+    makes a new one, so everyone sees the holds as they are made and the
+    roll that follows names the version after them (the page sends each
+    action once the previous one is confirmed).
+    """
+    return game_act(
+        token=token, guest_id=guest_id, version=version, action=rules.Hold(frozenset(dice))
+    )
+
+
+def game_score(*, token: str, guest_id: str, version: int, category: str) -> Game:
+    """Score the current dice in the box ``category``."""
+    return game_act(token=token, guest_id=guest_id, version=version, action=rules.Score(category))
+
+
+# The verbs of a player's move on the table: each one ``game_act``.
+MOVES = frozenset({game_roll, game_hold, game_score})
+
+
+def _unpaced() -> bool:
+    return True
+
+
+def game_chat(
+    *,
+    token: str,
+    guest_id: str,
+    text: str | None = None,
+    phrase: str | None = None,
+    paced: Callable[[], bool] = _unpaced,
+) -> None:
+    """Say something at the table: free text, or a quick phrase or reaction
+    by its code. The name shown is the speaker's seat's, looked up here.
+
+    ``paced`` counts a line that may be said against the table's pace of
+    chat; False refuses it (``chat_busy``). The socket paces every game's
+    chat there (``limits.chat_allowed``).
+
+    Chat is not a change of the game: it takes no lock and leaves the
+    version alone (a line said during a move can never make that move
+    stale), and its push is a message of its own, sent once committed.
+    """
+    game = game_by_token(token)
+    if game is None:
+        raise GameError("no_such_game")
+    players = game_players(game)
+    me = seat_among(players, guest_id)
+    rules.require(rules_table(game, players, None), me.order if me else None, "chat")
+    body, code = read_chat(text, phrase)
+    if not paced():
+        raise GameError("chat_busy")
+    with transaction.atomic():
+        line = ChatMessage.objects.create(
+            game=game, player=me, name=me.name if me else "", text=body, code=code
+        )
+        transaction.on_commit(functools.partial(live.chatted, chat_line(line, game.token)))
+
+
+def game_spectator_chat(*, token: str, guest_id: str, on: int) -> Game:
+    """The host opens (1) or closes (0) the table's chat to spectators."""
+    with transaction.atomic():
+        game = _locked(token)
+        players = game_players(game)
+        me = _check(game, players, guest_id, "spectator_chat")
+        game.spectator_chat = bool(on)
+        _commit(
+            game,
+            players,
+            _state(game, players),
+            fields=["spectator_chat"],
+            last=last_action("chat", me.order if me else None),
+        )
+    return game

@@ -1,0 +1,674 @@
+"""Turning a public snapshot into what one viewer sees.
+
+The game page and every websocket push go through ``table_html`` and the
+same template, so a refresh and a live update can never disagree. What
+differs per viewer is only the language and which controls are live.
+
+The table's template is a Jinja template (``games/jinja2/``): it is rendered
+once per view of every move, and Jinja's compiled templates cost a fraction
+of the Django engine's (``bench.render`` measures both). What repeats in it
+comes ready-made from here: the dice, rendered once per process, and the
+scorecard's rows, built whole.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.template import engines
+from django.template.loader import render_to_string
+from django.utils import translation
+from django.utils.html import escape, format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import ngettext, pgettext, pgettext_lazy
+
+from games.models import BOT_LEVELS
+from games.play.chat import PHRASES, REACTION_SVG, REACTIONS
+from games.present.charts import round_top
+from games.present.labels import category_name, ruleset_name
+from games.rules import UPPER_KEYS, allowed_actions, get_ruleset
+from games.store.selectors import Advice, ChatLine, SeatSnapshot, Snapshot, seen_by, snapshot_table
+from yachtsite.jinja2 import catalog, in_language, words
+
+if TYPE_CHECKING:
+    # Only for annotations: the solver loads numpy, which a table push does not need.
+    from games.solver.review import SeatReview
+
+
+# The language of the view ``table_message`` is rendering, while it does:
+# Django's active language is looked up through a context-aware local, a
+# few microseconds each time, and a view's sentences asked for it about
+# seven times (7% of a view's render, measured with bench.render's table).
+_rendering: ContextVar[tuple[str | None] | None] = ContextVar("rendering", default=None)
+
+
+def _language() -> str | None:
+    """The active language: the rendering view's, else Django's."""
+    rendering = _rendering.get()
+    return rendering[0] if rendering is not None else translation.get_language()
+
+
+def _(message: str) -> str:
+    """``gettext`` in the active language, from the words already looked up:
+    the table is rendered per view of every move and asks for the same ones."""
+    return catalog(_language())(message)
+
+
+# Which cells of a 3x3 grid show a pip, for each face.
+PIPS = {
+    1: (4,),
+    2: (0, 8),
+    3: (0, 4, 8),
+    4: (0, 2, 6, 8),
+    5: (0, 2, 4, 6, 8),
+    6: (0, 2, 3, 5, 6, 8),
+}
+# A face's nine pip cells never change, and every viewer's table draws five
+# dice on every push: a template loop over them cost more than the whole rest
+# of the dice section, so each face's markup is built once.
+PIP_MARKUP: dict[int, SafeString] = {
+    value: mark_safe(
+        "".join(
+            '<span class="pip on"></span>' if cell in on else '<span class="pip"></span>'
+            for cell in range(9)
+        )
+    )
+    for value, on in PIPS.items()
+}
+
+
+@lru_cache(maxsize=1024)
+def _die(index: int, value: int, held: bool, can_hold: bool, language: str | None) -> SafeString:
+    """One die's button, in one language.
+
+    Every push draws five dice, and a die's button is the same wherever it is
+    shown: 6 faces x 5 places, held or not, holdable or not, is a few hundred
+    buttons per language. So each is rendered once, not once per die per view.
+    Both labels travel with the die: the page swaps them as a click holds or
+    releases it, before the push confirms it.
+    """
+    with translation.override(language):
+        names = {"n": index + 1, "value": value}
+        context = {
+            "index": index,
+            "value": value,
+            "held": held,
+            "can_hold": can_hold,
+            "label_free": _("Die %(n)s: %(value)s") % names,
+            "label_held": _("Die %(n)s: %(value)s, held") % names,
+            "held_word": pgettext("under a held die", "Hold"),
+            "pips": PIP_MARKUP[value],
+        }
+    template = engines["jinja2"].get_template("games/partials/die.html")
+    return mark_safe(template.render(context))
+
+
+# Seat colours (yacht.css, .seat-c0 to .seat-c5): never the only sign of a
+# seat, whose name or initials always travel with it.
+SEAT_COLOURS = 6
+
+
+@lru_cache(maxsize=512)
+def avatar(order: int, name: str) -> SafeString:
+    """A seat's picture, drawn here from its place and name (no image to fetch):
+    its initials on its colour, over the faint pips of its seat number."""
+    initials = "".join(word[0] for word in name.split()[:2]).upper() or "?"
+    pips = format_html_join(
+        "",
+        '<circle cx="{}" cy="{}" r="3"/>',
+        ((8 + 12 * (cell % 3), 8 + 12 * (cell // 3)) for cell in PIPS[order % 6 + 1]),
+    )
+    return format_html(
+        '<svg class="avatar" viewBox="0 0 40 40" aria-hidden="true" focusable="false">'
+        '<rect width="40" height="40" rx="11"/><g class="avatar-pips">{}</g>'
+        '<text x="20" y="26" text-anchor="middle">{}</text></svg>',
+        pips,
+        initials,
+    )
+
+
+@lru_cache(maxsize=64)
+def _box_names(ruleset: str, language: str | None) -> dict[str, tuple[str, str]]:
+    """A rule set's box names in one language, each with the words a screen
+    reader hears after a box's points ("score in …"), both escaped for HTML
+    and read-only: the same on every push of every game of that rule set,
+    so translated once per process."""
+    with translation.override(language):
+        names = {key: category_name(ruleset, key) for key in get_ruleset(ruleset).category_keys}
+        return {
+            key: (escape(name), escape(_("— score in %(box)s") % {"box": name}))
+            for key, name in names.items()
+        }
+
+
+def _rows(
+    snap: Snapshot, seats: list[dict[str, Any]], may_score: bool, language: str | None
+) -> SafeString:
+    """The scorecard's rows (and the upper bonus's, after the last upper
+    box), built whole, with a cell per seat of ``seats`` (the table's, as
+    ``table_context`` describes them).
+
+    This is the hot loop of every push (boxes x seats, per viewer): as
+    template tags it cost about half of a whole table's render, and each
+    value a template prints is escaped again, so the rows are built here,
+    joined, and the template places them at once (one row at a time, the
+    template's escape copied each row and ``mark_safe`` checked each for a
+    lazy string).
+    """
+    current = snap["current_seat"]
+    preview = snap["preview"]
+    names = _box_names(snap["ruleset"], language)
+    preview_title = escape(_("What the current dice would score here")) if preview else ""
+    # Raw points, not advice: nothing scored reads quiet, the most points stand out.
+    top = max(preview.values(), default=0)
+    rows = []
+    for key in snap["categories"]:
+        name, score_in = names[key]
+        cells: list[str] = []
+        for seat in seats:
+            value = seat["boxes"].get(key)
+            if value is not None:
+                # Digits only: nothing to escape.
+                cells.append(
+                    f'<td class="filled seat-c{seat["colour"]}"'
+                    f' data-cell="{seat["order"]}-{key}">{value}</td>'
+                )
+            elif seat["order"] != current or key not in preview:
+                cells.append("<td></td>")
+            else:
+                points = preview[key]
+                tone = " best" if points == top and top else " zero" if not points else ""
+                # A box key is a rule set's identifier and points are digits:
+                # only the words needed escaping, and they were, once.
+                if may_score:
+                    cells.append(
+                        f'<td class="open"><button type="button" class="box{tone}"'
+                        f' data-action="score" data-category="{key}"'
+                        f' data-args=\'{{"category": "{key}"}}\'>{points}'
+                        f'<span class="visually-hidden"> {score_in}</span></button></td>'
+                    )
+                else:
+                    cells.append(
+                        f'<td class="open"><span class="preview{tone}"'
+                        f' title="{preview_title}">{points}</span></td>'
+                    )
+        kind = "upper" if key in UPPER_KEYS else "lower"
+        row = f'<tr class="{kind}">\n<th scope="row">{name}</th>\n{"".join(cells)}\n</tr>'
+        if key == "sixes" and snap["upper_bonus_threshold"]:
+            row += "\n" + _upper_bonus_row(seats, snap["upper_bonus_threshold"])
+        rows.append(row)
+    # Every value in the rows is digits, an identifier or escaped above.
+    return SafeString("\n".join(rows))
+
+
+def _upper_bonus_row(seats: list[dict[str, Any]], threshold: int) -> str:
+    """The upper bonus: each seat's, or its progress toward it (all digits)."""
+    cells = []
+    for seat in seats:
+        if seat["upper_bonus"]:
+            inside = f"+{seat['upper_bonus']}"
+        else:
+            inside = (
+                f'<span class="progress">{seat["upper_progress"]}</span>'
+                f'<progress class="bonus-bar" max="{threshold}" value="{seat["upper"]}"'
+                ' aria-hidden="true"></progress>'
+            )
+        cells.append(f'<td class="bonus seat-c{seat["colour"]}">{inside}</td>')
+    title = escape(_("Upper bonus"))
+    return f'<tr class="subtotal">\n<th scope="row">{title}</th>\n{"".join(cells)}\n</tr>'
+
+
+def _bot_label(seat: SeatSnapshot) -> str:
+    """What the tag beside a seat's name says, if a bot plays it."""
+    if not seat["bot"]:
+        return ""
+    if seat["person"]:
+        return _("bot standing in")
+    for level, label in BOT_LEVELS:
+        if level == seat["bot"]:
+            return _("bot · %(level)s") % {"level": label}
+    return ""
+
+
+def announcement(snap: Snapshot, me: int | None) -> str:
+    """One sentence for screen readers about what just happened."""
+    last = snap["last"]
+    if last is None:
+        return result_sentence(snap) if snap["status"] == "finished" else ""
+    names = {s["order"]: s["name"] for s in snap["seats"]}
+    kind = last["kind"]
+    parts: list[str] = []
+    who = names.get(last["seat"], "") if last["seat"] is not None else ""
+    if kind == "join":
+        parts.append(_("%(name)s joined the game.") % {"name": who})
+    elif kind == "start":
+        parts.append(_("The game has started."))
+    elif kind == "stand_in":
+        parts.append(_("A bot is playing for %(name)s until they return.") % {"name": who})
+    elif kind == "take_back":
+        parts.append(_("%(name)s is back.") % {"name": who})
+    elif kind == "chat":
+        parts.append(
+            _("The host opened the chat to spectators.")
+            if snap["spectator_chat"]
+            else _("The host closed the chat to spectators.")
+        )
+    elif kind == "clock" and last["seat"] is None:
+        parts.append(_("Time is up for this round: bots play for those who had not played it yet."))
+    elif kind == "clock":
+        parts.append(_("%(name)s ran out of time: a bot plays this turn for them.") % {"name": who})
+    elif kind == "roll" and not last["dice"]:
+        # Another seat's roll in a duplicate round: its dice are not shown.
+        parts.append(_("%(name)s rolled.") % {"name": who})
+    elif kind == "score" and last["points"] is None:
+        parts.append(_("%(name)s has played this round.") % {"name": who})
+    elif kind == "roll":
+        dice = ", ".join(str(d) for d in last["dice"])
+        parts.append(_("%(name)s rolled %(dice)s.") % {"name": who, "dice": dice})
+    elif kind == "hold":
+        kept = ", ".join(str(last["dice"][i]) for i in last["held"])
+        if kept:
+            parts.append(_("%(name)s keeps %(dice)s.") % {"name": who, "dice": kept})
+        else:
+            parts.append(_("%(name)s keeps no dice.") % {"name": who})
+    elif kind == "score":
+        assert last["points"] is not None
+        parts.append(
+            ngettext(
+                "%(name)s scored %(points)s point in %(box)s.",
+                "%(name)s scored %(points)s points in %(box)s.",
+                last["points"],
+            )
+            % {
+                "name": who,
+                "points": last["points"],
+                "box": category_name(snap["ruleset"], last["category"]),
+            }
+        )
+    dup = snap["duplicate"]
+    if snap["status"] == "finished":
+        parts.append(result_sentence(snap))
+    elif dup is not None:
+        if kind in ("start", "score") and not any(h["scored"] for h in dup["hands"]):
+            parts.append(_("Round %(round)s: everyone rolls.") % {"round": dup["round"]})
+    elif snap["status"] == "playing" and kind in ("start", "score"):
+        assert snap["current_seat"] is not None
+        if snap["current_seat"] == me:
+            parts.append(_("It is your turn."))
+        else:
+            parts.append(_("It is %(name)s's turn.") % {"name": names[snap["current_seat"]]})
+    return " ".join(parts)
+
+
+def result_sentence(snap: Snapshot) -> str:
+    winners = [s for s in snap["seats"] if s["order"] in snap["winners"]]
+    if not winners:
+        return ""
+    if len(winners) == 1:
+        return _("%(name)s wins with %(total)s points.") % {
+            "name": winners[0]["name"],
+            "total": winners[0]["total"],
+        }
+    return _("A draw: %(names)s share first place with %(total)s points.") % {
+        "names": ", ".join(w["name"] for w in winners),
+        "total": winners[0]["total"],
+    }
+
+
+def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
+    # Django looks the active language up through a context-aware local, a
+    # few microseconds a time: asked here once for the dice, the box names,
+    # the words and the fixed lines. The sentences built by the helpers below
+    # still ask through ``_``, about seven times a view.
+    language = _language()
+    playing = snap["status"] == "playing"
+    my_turn = playing and me is not None and snap["current_seat"] == me
+    # The controls are the actions the rules allow this viewer now. A stalled
+    # turn's "let a bot play" is shown as if the grace period were over: the
+    # page wakes its button up when it is (and the server checks the time).
+    can = allowed_actions(snapshot_table(snap, absent=True), me)
+    held = set(snap["held"])
+    # Holding is part of the next roll, so it is allowed when a reroll is.
+    can_hold = "hold" in can
+    threshold = snap["upper_bonus_threshold"]
+    seats = []
+    for seat in snap["seats"]:
+        is_current = playing and seat["order"] == snap["current_seat"]
+        is_winner = seat["order"] in snap["winners"]
+        seats.append(
+            {
+                **seat,
+                "is_me": seat["order"] == me,
+                "is_current": is_current,
+                "is_winner": is_winner,
+                "colour": seat["order"] % SEAT_COLOURS,
+                "avatar": avatar(seat["order"], seat["name"]),
+                # A bot to move is about to act: the table says so while it does.
+                "thinking": is_current and bool(seat["bot"]),
+                "bot_label": _bot_label(seat),
+                "upper_progress": f"{seat['upper']} / {threshold}" if threshold else None,
+            }
+        )
+    current = next((s for s in seats if s["is_current"]), None)
+    # The stand-in bot is playing this viewer's turn because their clock
+    # ran out: the table says so, and offers nothing to do until it is done.
+    clocked_out = (
+        playing
+        and me is not None
+        and bool(snap["turn_seconds"])
+        and any(s["order"] == me and s["person"] and s["bot"] for s in snap["seats"])
+    )
+    absent_from = None
+    # With a turn clock running, the clock hands the turn to a bot: the
+    # grace period's offer would only say the same thing later.
+    if "hand_to_bot" in can and snap["acted_at"] is not None and snap["deadline"] is None:
+        absent_from = snap["acted_at"] + settings.YACHT_ABSENT_AFTER
+    return {
+        "snap": snap,
+        "language": language,
+        "page_title": page_title(snap, me),
+        "places": _places(seats) if snap["status"] == "finished" else [],
+        "me": me,
+        "can": {name: True for name in can},
+        "spectator": me is None,
+        "my_turn": my_turn,
+        "clocked_out": clocked_out,
+        "current": current,
+        "seats": seats,
+        "rows": _rows(snap, seats, "score" in can, language),
+        # The dice, joined here for the same reason as the rows.
+        "dice": SafeString(
+            "\n".join(_die(i, v, i in held, can_hold, language) for i, v in enumerate(snap["dice"]))
+        ),
+        "can_hold": can_hold,
+        "ruleset_name": _ruleset_name(snap["ruleset"], language),
+        "has_extra_bonus": any(s["extra_bonus"] for s in snap["seats"]),
+        "result": result_sentence(snap) if snap["status"] == "finished" else "",
+        "free_seats": range(snap["seat_count"] - len(snap["seats"])),
+        "absent_from": absent_from,
+        "absent_after": settings.YACHT_ABSENT_AFTER,
+        "bot_levels": BOT_LEVELS,
+        "clock": _clock(snap, current),
+        "dup": _duplicate(snap, me),
+        "rolls_left": _rolls_left(snap["rolls_left"], language),
+    }
+
+
+def table_html(context: dict[str, Any]) -> SafeString:
+    """The table partial, rendered from ``table_context`` in its language,
+    from the template compiled with that language's words."""
+    language = context["language"]
+    template = in_language(language).get_template("games/partials/table.html")
+    return mark_safe(template.render({**context, "_": words(language)}))
+
+
+@lru_cache(maxsize=64)
+def _ruleset_name(ruleset: str, language: str | None) -> str:
+    with translation.override(language):
+        return ruleset_name(ruleset)
+
+
+@lru_cache(maxsize=64)
+def _rolls_left(left: int, language: str | None) -> str:
+    with translation.override(language):
+        return ngettext("%(left)s roll left", "%(left)s rolls left", left) % {"left": left}
+
+
+def _duplicate(snap: Snapshot, me: int | None) -> dict[str, Any] | None:
+    """A duplicate game's rounds as the table shows them: each seat's
+    progress in the round, the last round played side by side, and the
+    perfect player's score at the end. ``snap`` is already the viewer's."""
+    dup = snap["duplicate"]
+    if dup is None:
+        return None
+    names = {s["order"]: s["name"] for s in snap["seats"]}
+    progress = []
+    for hand in dup["hands"]:
+        if hand["scored"]:
+            text = _("has played this round")
+        elif hand["rolls_used"]:
+            text = _("roll %(n)s of 3") % {"n": hand["rolls_used"]}
+        else:
+            text = _("to roll")
+        progress.append(
+            {
+                "name": names[hand["order"]],
+                "is_me": hand["order"] == me,
+                "text": text,
+                "done": hand["scored"],
+            }
+        )
+    mine = next((h for h in dup["hands"] if h["order"] == me), None)
+    if mine is None:
+        title = _("Round %(round)s: everyone plays at once") % {"round": dup["round"]}
+    elif mine["scored"]:
+        title = _("You have played round %(round)s: waiting for the others") % {
+            "round": dup["round"]
+        }
+    else:
+        title = _("Your turn")
+    results = [
+        {
+            "name": names[r["order"]],
+            "dice": " ".join(str(d) for d in r["dice"]),
+            "box": category_name(snap["ruleset"], r["category"]),
+            "points": r["points"],
+        }
+        for r in dup["results"]
+    ]
+    return {
+        "round": dup["round"],
+        "title": title,
+        "progress": progress if snap["status"] == "playing" else [],
+        "results_round": dup["results_round"],
+        "results": results,
+        "perfect": dup["perfect"],
+        "daily": dup["daily"],
+    }
+
+
+def _clock(snap: Snapshot, current: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The turn clock as the table shows it, while one runs."""
+    if snap["deadline"] is not None and snap["duplicate"] is not None:
+        return {
+            "deadline": snap["deadline"],
+            "seconds": snap["turn_seconds"],
+            "text": f"{snap['turn_seconds'] // 60}:{snap['turn_seconds'] % 60:02d}",
+            "label": _("Time left in this round"),
+        }
+    if snap["deadline"] is None or current is None:
+        return None
+    return {
+        "deadline": snap["deadline"],
+        "seconds": snap["turn_seconds"],
+        # The page counts down from here; a render cached for this version
+        # cannot know how much of the turn has passed.
+        "text": f"{snap['turn_seconds'] // 60}:{snap['turn_seconds'] % 60:02d}",
+        "label": _("Time left for %(name)s's turn") % {"name": current["name"]},
+    }
+
+
+# One message per place a game can have (MAX_SEATS): languages write ranks
+# differently (Catalan 1r, 2n, 3r, 4t; Spanish 1.º), which no single
+# "#%(place)s" can say.
+PLACE_LABELS = (
+    pgettext_lazy("place", "#1"),
+    pgettext_lazy("place", "#2"),
+    pgettext_lazy("place", "#3"),
+    pgettext_lazy("place", "#4"),
+    pgettext_lazy("place", "#5"),
+    pgettext_lazy("place", "#6"),
+)
+
+
+def _places(seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Seats from first to last; equal totals share a place."""
+    ranked = sorted(seats, key=lambda seat: -seat["total"])
+    places: list[dict[str, Any]] = []
+    for index, seat in enumerate(ranked):
+        place = index + 1
+        if index and seat["total"] == ranked[index - 1]["total"]:
+            place = places[-1]["place"]
+        places.append({**seat, "place": place, "place_label": str(PLACE_LABELS[place - 1])})
+    return places
+
+
+def page_title(snap: Snapshot, me: int | None) -> str:
+    """What the browser tab says: where this viewer is in the game."""
+    name = _ruleset_name(snap["ruleset"], _language())
+    if snap["status"] == "lobby":
+        where = _("Lobby")
+    elif snap["status"] == "finished":
+        where = _("Game over")
+    elif snap["current_seat"] == me:
+        where = _("Your turn")
+    else:
+        where = _("Round %(round)s of %(rounds)s") % {
+            "round": snap["round"],
+            "rounds": snap["rounds"],
+        }
+    return _("%(where)s · %(game)s") % {"where": where, "game": name}
+
+
+def table_message(snap: Snapshot, me: int | None, language: str) -> dict[str, Any]:
+    """The websocket message that shows ``snap`` to the viewer in seat ``me``
+    (what a duplicate round hides from that viewer taken out first)."""
+    snap = seen_by(snap, me)
+    # Django's active language too: lazy labels and URLs ask for it.
+    with translation.override(language):
+        rendering = _rendering.set((language,))
+        try:
+            return {
+                "type": "table",
+                "version": snap["version"],
+                "status": snap["status"],
+                "seat": me,
+                "html": table_html(table_context(snap, me)),
+                "announce": announcement(snap, me),
+                "rematch": snap["rematch"],
+                "state": snap,
+            }
+        finally:
+            _rendering.reset(rendering)
+
+
+def hint_message(advice: Advice, language: str) -> dict[str, Any]:
+    """The advisor's answer, for the player who asked only."""
+    with translation.override(language):
+        rows = [
+            {**row, "name": category_name(advice["ruleset"], row["category"])}
+            for row in advice["boxes"]
+        ]
+        html = render_to_string(
+            "games/partials/hint.html", {"advice": advice, "boxes": rows, "holds": advice["holds"]}
+        )
+    return {"type": "hint", "version": advice["version"], "html": html}
+
+
+def dice_faces(dice: tuple[int, ...] | list[int]) -> SafeString:
+    """Small dice drawn with their pips, read out as their numbers."""
+    return format_html(
+        '<span class="mini-dice" role="img" aria-label="{}">{}</span>',
+        " ".join(str(d) for d in dice),
+        format_html_join(
+            "",
+            '<span class="mini-die" aria-hidden="true">{}</span>',
+            ((PIP_MARKUP[d],) for d in dice),
+        ),
+    )
+
+
+def review_rows(ruleset: str, seat: SeatReview) -> dict[str, Any]:
+    """One seat's review as the template shows it, with a cumulative-cost chart."""
+    decisions = []
+    running = 0.0
+    points = []
+    for index, decision in enumerate(seat.decisions):
+        running += decision.cost
+        points.append((index, running))
+        decisions.append(
+            {
+                "round": decision.round,
+                "dice": decision.dice,
+                "faces": dice_faces(decision.dice),
+                "chosen": _choice(ruleset, decision.chosen),
+                "best": _choice(ruleset, decision.best),
+                "cost": decision.cost,
+                "mistake": decision in seat.costly,
+            }
+        )
+    width, height = 600, 160
+    top = round_top(running)
+    span = max(len(points) - 1, 1)
+    polyline = " ".join(
+        f"{x * width / span:.1f},{height - y * height / top:.1f}" for x, y in points
+    )
+    rounds = [d.round for d in seat.decisions] or [1]
+    return {
+        "order": seat.order,
+        "name": seat.name,
+        "cost": seat.cost,
+        "decisions": decisions,
+        "mistakes": len(seat.costly),
+        "chart": {
+            "width": width,
+            "height": height,
+            "points": polyline,
+            "top": top,
+            # The axis's marks, top to bottom, and the rounds at either end.
+            "ticks": [top, top / 2, 0],
+            "mid_y": height / 2,
+            "rounds": (rounds[0], rounds[-1]),
+        },
+    }
+
+
+def _choice(ruleset: str, choice: tuple[str, Any]) -> str:
+    kind, what = choice
+    if kind == "score":
+        return _("score %(box)s") % {"box": category_name(ruleset, what)}
+    if not what:
+        return _("reroll all five")
+    return _("hold %(dice)s and roll") % {"dice": " ".join(str(d) for d in what)}
+
+
+def chat_line_context(line: ChatLine) -> dict[str, Any]:
+    """One chat line in the active language: a quick phrase or reaction in
+    the reader's words, free text as typed (the template escapes it)."""
+    code = line["code"]
+    return {
+        "id": line["id"],
+        "spectator": line["seat"] is None,
+        "name": line["name"] or _("Spectator"),
+        "text": line["text"],
+        "phrase": str(PHRASES[code]) if code in PHRASES else "",
+        "reaction": REACTION_SVG.get(code),
+        "reaction_label": str(REACTIONS[code]) if code in REACTIONS else "",
+    }
+
+
+def chat_lines_html(lines: list[ChatLine], language: str) -> str:
+    with translation.override(language):
+        return render_to_string(
+            "games/partials/chat_lines.html", {"lines": [chat_line_context(x) for x in lines]}
+        )
+
+
+def chat_message(line: ChatLine, language: str) -> dict[str, Any]:
+    """The websocket message that shows one new chat line to a reader."""
+    return {"type": "chat", "id": line["id"], "html": chat_lines_html([line], language)}
+
+
+def chat_panel_context(snap: Snapshot, me: int | None, lines: list[ChatLine]) -> dict[str, Any]:
+    """The chat panel of the game page (it lives beside the table, and is
+    never re-rendered by a push: new lines are added to it)."""
+    return {
+        "chat_lines": [chat_line_context(x) for x in lines],
+        "chat_open": me is not None or snap["spectator_chat"],
+        "chat_host": me == 0 and bool(snap["seats"]) and snap["seats"][0]["person"],
+        "chat_phrases": list(PHRASES.items()),
+        "chat_reactions": [(code, REACTIONS[code], REACTION_SVG[code]) for code in REACTIONS],
+    }

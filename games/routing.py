@@ -1,8 +1,0 @@
-from django.urls import path
-
-import games.converters  # noqa: F401  (registers the <token:...> converter)
-from games.consumers import GameConsumer
-
-websocket_urlpatterns = [
-    path("ws/g/<token:token>/", GameConsumer.as_asgi()),
-]

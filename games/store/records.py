@@ -1,0 +1,251 @@
+"""A guest's own record, read from the games they sat at: the list of their
+games (lobby, in play, finished) and their statistics per rule set.
+
+Only what this guest's seats say is read: another guest's games never
+appear, whatever the page is asked.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.utils.functional import Promise
+
+from games import rules
+from games.models import Game, Player, ScoreEntry
+from games.present.charts import round_top
+from games.present.labels import RULESET_NAMES
+
+log = logging.getLogger(__name__)
+
+# A page lists this many of a guest's latest games.
+GAMES_LISTED = 60
+# The review behind "points lost to optimal play" is worked out for at most
+# this many finished games per page view (then kept on the seat).
+REVIEWS_PER_VIEW = 8
+
+
+@dataclass
+class MyGame:
+    token: str
+    ruleset: str
+    status: str
+    created_at: datetime
+    finished_at: datetime | None
+    seat: int
+    names: list[str]
+    your_turn: bool = False
+    round: int | None = None
+    rounds: int = 0
+    place: int | None = None
+    score: int | None = None
+    seats_taken: int = 0
+    seat_count: int = 0
+
+    @property
+    def ruleset_name(self) -> Promise:
+        return RULESET_NAMES[self.ruleset]
+
+
+def _cards(games: list[Game]) -> dict[int, dict[int, rules.Scorecard]]:
+    """Every seat's scorecard of these games, by game id and seat, in one query."""
+    boxes: dict[int, dict[int, dict[str, int]]] = defaultdict(lambda: defaultdict(dict))
+    extra: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    rows = ScoreEntry.objects.filter(player__game__in=games).values_list(
+        "player__game_id", "player__order", "category", "points", "extra_bonus"
+    )
+    for game_id, order, category, points, bonus in rows:
+        boxes[game_id][order][category] = points
+        extra[game_id][order] += bonus
+    return {
+        game_id: {order: rules.Scorecard(b, extra[game_id][order]) for order, b in seats.items()}
+        for game_id, seats in boxes.items()
+    }
+
+
+def guest_games(
+    guest_id: str, *, unfinished: bool = False, limit: int = GAMES_LISTED
+) -> list[MyGame]:
+    """The games this guest has a seat at, newest first; with ``unfinished``,
+    only those in the lobby or in play (so a guest with a long record reads
+    none of it for a list of the games still open)."""
+    if not guest_id:
+        return []
+    seated = Player.objects.filter(guest_id=guest_id)
+    if unfinished:
+        seated = seated.exclude(game__status=Game.Status.FINISHED)
+    seats = list(seated.select_related("game").order_by("-game__created_at")[:limit])
+    games = [s.game for s in seats]
+    names: dict[int, list[str]] = defaultdict(list)
+    for game_id, name in (
+        Player.objects.filter(game__in=games).order_by("order").values_list("game_id", "name")
+    ):
+        names[game_id].append(name)
+    cards = _cards([g for g in games if g.status != Game.Status.LOBBY])
+    listed = []
+    for seat in seats:
+        game = seat.game
+        ruleset = rules.get_ruleset(game.ruleset)
+        mine = MyGame(
+            token=game.token,
+            ruleset=game.ruleset,
+            status=game.status,
+            created_at=game.created_at,
+            finished_at=game.finished_at,
+            seat=seat.order,
+            names=names[game.pk],
+            rounds=len(ruleset.categories),
+            seats_taken=len(names[game.pk]),
+            seat_count=game.seat_count,
+        )
+        card_of = cards.get(game.pk, {})
+        if game.status == Game.Status.PLAYING:
+            mine.round = min(len(c.boxes) for c in card_of.values()) + 1 if card_of else 1
+            if game.duplicate:
+                # Everyone plays each round: it is your turn until you have played this one.
+                mine.your_turn = len(card_of.get(seat.order, rules.Scorecard()).boxes) < mine.round
+            else:
+                mine.your_turn = game.current_seat == seat.order
+            mine.score = rules.totals(ruleset, card_of.get(seat.order, rules.Scorecard())).total
+        elif game.status == Game.Status.FINISHED:
+            totals = {order: rules.totals(ruleset, card).total for order, card in card_of.items()}
+            mine.score = totals.get(seat.order, 0)
+            mine.place = 1 + sum(1 for t in totals.values() if t > mine.score)
+        listed.append(mine)
+    return listed
+
+
+@dataclass
+class RulesetStats:
+    ruleset: str
+    games: int = 0
+    wins: int = 0
+    scores: list[int] = field(default_factory=list)
+    yachts: int = 0
+    upper_bonuses: int = 0
+    has_upper_bonus: bool = False
+    lost: list[float] = field(default_factory=list)
+    # The chart of scores over time, oldest first (built by ``chart``).
+    chart: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ruleset_name(self) -> Promise:
+        return RULESET_NAMES[self.ruleset]
+
+    @property
+    def average(self) -> float:
+        return sum(self.scores) / len(self.scores) if self.scores else 0.0
+
+    @property
+    def best(self) -> int:
+        return max(self.scores, default=0)
+
+    @property
+    def average_lost(self) -> float | None:
+        return sum(self.lost) / len(self.lost) if self.lost else None
+
+
+CHART_WIDTH = 320
+CHART_HEIGHT = 120
+CHART_PAD = 8
+# Room on the left for the score axis's numbers (up to three digits).
+CHART_GUTTER = 30
+# The axis is marked at 0, half-way and the top: the best score rounded up
+# to a round number (``charts.round_top``), and never less than this.
+CHART_LEAST_TOP = 50
+
+
+def chart(scores: list[int]) -> dict[str, Any]:
+    """Points of a line chart of ``scores`` (oldest first), in SVG units, and
+    the marks of its score axis."""
+    # Whole at this size (round tops of 50 and more are whole numbers).
+    top = int(round_top(max(scores, default=0), least=CHART_LEAST_TOP))
+    span = max(len(scores) - 1, 1)
+    left = CHART_PAD + CHART_GUTTER
+    inner_w = CHART_WIDTH - left - CHART_PAD
+    inner_h = CHART_HEIGHT - 2 * CHART_PAD
+
+    def height_of(score: float) -> float:
+        return CHART_PAD + inner_h - score * inner_h / top
+
+    points = [
+        (left + (i * inner_w / span if len(scores) > 1 else inner_w / 2), height_of(score))
+        for i, score in enumerate(scores)
+    ]
+    return {
+        "width": CHART_WIDTH,
+        "height": CHART_HEIGHT,
+        "left": left,
+        "right": CHART_WIDTH - CHART_PAD,
+        # The axis's numbers end just left of it.
+        "label_x": left - 5,
+        "line": " ".join(f"{x:.1f},{y:.1f}" for x, y in points),
+        "dots": [
+            {"x": f"{x:.1f}", "y": f"{y:.1f}", "score": s}
+            for (x, y), s in zip(points, scores, strict=True)
+        ],
+        "ticks": [{"y": f"{height_of(value):.1f}", "label": value} for value in (0, top // 2, top)],
+        "top": top,
+    }
+
+
+def guest_stats(guest_id: str) -> list[RulesetStats]:
+    """This guest's finished games, summed up per rule set (in the order the
+    rule sets are offered), each with its scores over time."""
+    if not guest_id:
+        return []
+    seats = list(
+        Player.objects.filter(guest_id=guest_id, game__status=Game.Status.FINISHED)
+        .select_related("game")
+        .order_by("game__finished_at", "game__pk")
+    )
+    cards = _cards([s.game for s in seats])
+    _work_out_losses([s for s in seats if s.lost_to_optimal is None])
+    found: dict[str, RulesetStats] = {}
+    for seat in seats:
+        game = seat.game
+        ruleset = rules.get_ruleset(game.ruleset)
+        stats = found.setdefault(
+            game.ruleset,
+            RulesetStats(game.ruleset, has_upper_bonus=ruleset.upper_bonus_threshold is not None),
+        )
+        card_of = cards.get(game.pk, {})
+        totals = {order: rules.totals(ruleset, card) for order, card in card_of.items()}
+        mine = totals.get(seat.order) or rules.totals(ruleset, rules.Scorecard())
+        stats.games += 1
+        stats.scores.append(mine.total)
+        # A solitaire has nobody to beat: it is not counted as a win.
+        if len(totals) > 1 and all(t.total <= mine.total for t in totals.values()):
+            stats.wins += 1
+        card = card_of.get(seat.order, rules.Scorecard())
+        if card.boxes.get("yacht", 0) > 0:
+            stats.yachts += 1
+        if mine.upper_bonus:
+            stats.upper_bonuses += 1
+        if seat.lost_to_optimal is not None:
+            stats.lost.append(seat.lost_to_optimal)
+    ordered = [found[key] for key in rules.RULESETS if key in found]
+    for stats in ordered:
+        stats.chart = chart(stats.scores)
+    return ordered
+
+
+def _work_out_losses(seats: list[Player]) -> None:
+    """Review a few finished games not reviewed yet and keep each seat's
+    points lost to optimal play (the review reads the solver's tables)."""
+    from games.store.selectors import game_review
+
+    for seat in seats[-REVIEWS_PER_VIEW:]:
+        try:
+            reviewed = game_review(seat.game)
+        except Exception:
+            log.warning("could not review game %s for its stats", seat.game.token, exc_info=True)
+            continue
+        for review in reviewed:
+            if review.order == seat.order:
+                seat.lost_to_optimal = review.cost
+                Player.objects.filter(pk=seat.pk).update(lost_to_optimal=review.cost)

@@ -1,0 +1,146 @@
+from typing import Any
+
+from django import forms
+from django.forms.renderers import Jinja2
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from games.models import BOT_LEVELS, MAX_SEATS, NAME_MAX_LENGTH, TURN_CLOCKS
+from games.present.labels import BOT_LEVEL_NOTES, RULESET_BLURBS, RULESET_NAMES
+from games.rules import DEFAULT_RULESET, RULESETS
+
+# The site's own forms draw their widgets with the Jinja2 versions of
+# Django's widget templates: the same markup (apart from whitespace) in
+# under half the time, on the home page every visit starts from. The admin
+# keeps the default renderer, for its own widget templates.
+JINJA_WIDGETS = Jinja2()
+
+
+class NameField(forms.CharField):
+    def __init__(self, *, autofocus: bool = True, **kwargs: Any) -> None:
+        attrs: dict[str, Any] = {"autocomplete": "nickname"}
+        if autofocus:
+            attrs["autofocus"] = True
+        super().__init__(
+            label=_("Your name"),
+            max_length=NAME_MAX_LENGTH,
+            strip=True,
+            widget=forms.TextInput(attrs=attrs),
+            **kwargs,
+        )
+
+    def clean(self, value: str) -> str:
+        value = super().clean(value)
+        return " ".join(value.split())
+
+
+def default_name() -> str:
+    """Who a player is who gave no name: starting a game or the daily challenge
+    takes one tap, and the name can be given next time."""
+    return gettext("Player")
+
+
+class OptionalNameField(NameField):
+    """A name that may be left blank (then ``default_name``). No autofocus: on
+    a phone it would open the keyboard over the choices the page offers."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(autofocus=False, required=False, **kwargs)
+
+
+class NewGameForm(forms.Form):
+    default_renderer = JINJA_WIDGETS
+    name = OptionalNameField()
+    seats = forms.TypedChoiceField(
+        label=_("Seats"),
+        choices=[(n, str(n)) for n in range(1, MAX_SEATS + 1)],
+        coerce=int,
+        initial=2,
+        help_text=_("One seat is a solitaire game."),
+    )
+    ruleset = forms.ChoiceField(
+        label=_("Rule set"),
+        choices=[(key, RULESET_NAMES[key]) for key in RULESETS],
+        initial=DEFAULT_RULESET,
+        widget=forms.RadioSelect,
+    )
+
+    # The front door's buttons: a bot level plays the computer, none (the
+    # friends' button) opens a lobby to share.
+    opponents = forms.ChoiceField(
+        label=_("Play the computer"),
+        choices=[("", _("Play with friends")), *BOT_LEVELS],
+        required=False,
+    )
+    watch = forms.BooleanField(
+        label=_("Just watch"),
+        required=False,
+        help_text=_(
+            "Bots take every seat and play while you watch: pick their level under "
+            "“Play the computer”."
+        ),
+    )
+    turn_seconds = forms.TypedChoiceField(
+        label=_("Turn clock"),
+        choices=TURN_CLOCKS,
+        coerce=int,
+        initial=0,
+        # Left out (an older form, a script): no clock.
+        required=False,
+        widget=forms.Select(attrs={"aria-describedby": "turn-clock-help"}),
+        help_text=_(
+            "When a player's time runs out, a bot plays that turn for them; they take their "
+            "seat back by acting."
+        ),
+    )
+    hints = forms.BooleanField(
+        label=_("Allow hints"),
+        required=False,
+        help_text=_(
+            "Players may ask the advisor what each choice is worth. Everyone sees that "
+            "hints are on."
+        ),
+    )
+
+    duplicate = forms.BooleanField(
+        label=_("Duplicate: everyone plays the same dice at once"),
+        required=False,
+        help_text=_(
+            "Every seat plays each round at the same time, on the same dice; nobody sees "
+            "another's dice until the round is over. For 2 to 6 seats."
+        ),
+    )
+    perfect_reference = forms.BooleanField(
+        label=_("Compare with the perfect player"),
+        required=False,
+        help_text=_(
+            "In a duplicate game, the perfect player plays the same dice alongside; its "
+            "score is shown at the end."
+        ),
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("watch") and not data.get("opponents"):
+            self.add_error("opponents", _("Choose which bots should play."))
+        if data.get("duplicate") and (data.get("seats") or 0) < 2:
+            self.add_error("duplicate", _("A duplicate game needs 2 to 6 seats."))
+        return data
+
+    def ruleset_blurbs(self) -> list[tuple[str, object, object]]:
+        return [(key, RULESET_NAMES[key], RULESET_BLURBS[key]) for key in RULESETS]
+
+    def bot_levels(self) -> list[tuple[str, object, object]]:
+        return [(key, label, BOT_LEVEL_NOTES[key]) for key, label in BOT_LEVELS]
+
+
+class JoinForm(forms.Form):
+    default_renderer = JINJA_WIDGETS
+    name = NameField()
+
+
+class DailyForm(forms.Form):
+    """Entering the daily challenge, from its page or the home page's button."""
+
+    default_renderer = JINJA_WIDGETS
+    name = OptionalNameField()

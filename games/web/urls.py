@@ -1,0 +1,19 @@
+from django.urls import path
+
+import games.web.converters  # noqa: F401  (registers the <token:...> converter)
+from games.web import daily_views, verify_views, views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("g/<token:token>/", views.game, name="game"),
+    path("g/<token:token>/join/", views.join, name="join"),
+    path("g/<token:token>/review/", views.review_page, name="review"),
+    path("g/<token:token>/verify/", verify_views.verify_page, name="verify"),
+    path("g/<token:token>/verify.json", verify_views.verify_json, name="verify_json"),
+    path("daily/", daily_views.daily_page, name="daily"),
+    path("daily/<str:day>/", daily_views.daily_board_page, name="daily_board"),
+    path("my/games/", views.my_games, name="my_games"),
+    path("my/stats/", views.my_stats, name="my_stats"),
+    path("rules/", views.rules_page, name="rules"),
+    path("rules/<str:ruleset>/", views.rules_page, name="rules"),
+]

@@ -1,0 +1,286 @@
+"""Pages. Everything that changes a game during play goes through the
+websocket; pages only create, join and show."""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.template.loader import get_template
+from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import get_language, get_language_from_path
+from django.views import i18n
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from games.live import limits
+from games.live.process import live
+from games.models import Game
+from games.play import daily, services
+from games.present import rules_pages
+from games.present.labels import RULESET_NAMES
+from games.present.messages import error_message
+from games.present.rendering import chat_panel_context, review_rows, table_context, table_html
+from games.rules import RULESETS, GameError, get_ruleset
+from games.store import records
+from games.store.selectors import (
+    clock_ran_out,
+    game_by_token,
+    game_chat_lines,
+    game_players,
+    game_review,
+    game_snapshot,
+    seat_among,
+    seat_of,
+    seen_by,
+)
+from games.web.forms import JoinForm, NewGameForm, default_name
+from games.web.guests import guest_id_for, guest_id_of, remembered_name, took_a_seat
+from yachtsite import outage
+
+
+@require_GET
+def health(request: HttpRequest) -> JsonResponse:
+    """For an operator's monitoring (nginx does not serve it to the public):
+    whether the database and Redis answer, this process's open sockets and
+    what it could not deliver (pushes that failed to leave, messages dropped
+    from a full inbox, work that crashed).
+
+    503 with the database down: no page can be served. Redis down is
+    "degraded": pages and games on one process go on, the limits count in
+    each process, pushes no longer cross processes."""
+    database = outage.database_answers()
+    redis = outage.redis_answers()
+    status = "down" if not database else "degraded" if redis is False else "ok"
+    return JsonResponse(
+        {
+            "status": status,
+            "database": "up" if database else "down",
+            "redis": "not used" if redis is None else "up" if redis else "down",
+            "sockets": live.sockets,
+            "counts": dict(live.counts),
+        },
+        status=200 if database else 503,
+    )
+
+
+def _home(request: HttpRequest, form: NewGameForm, *, status: int = 200) -> HttpResponse:
+    guest = guest_id_of(request.session)
+    context = {
+        "form": form,
+        "default_name": default_name(),
+        "unfinished": records.guest_games(guest, unfinished=True, limit=5),
+        "daily_entry": daily.daily_entry_today(guest),
+    }
+    return render(request, "games/home.html", context, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+def home(request: HttpRequest) -> HttpResponse:
+    """The front door: a name (remembered from last time) and three ways to
+    play, each one button; the other settings wait under "More options"."""
+    form = NewGameForm(request.POST or None, initial={"name": remembered_name(request.session)})
+    if request.method == "POST" and form.is_valid():
+        guest = guest_id_for(request.session)
+        try:
+            # A brake on scripts filling the database, per session and per
+            # address (a fresh session per request escapes the first); the
+            # service itself stays unlimited for the admin, tests and benchmarks.
+            with limits.game_creation(address=request.META.get("REMOTE_ADDR", ""), guest=guest):
+                game = services.game_create(
+                    guest_id=guest,
+                    name=form.cleaned_data["name"] or default_name(),
+                    seat_count=form.cleaned_data["seats"],
+                    ruleset=form.cleaned_data["ruleset"],
+                    hints=form.cleaned_data["hints"],
+                    bot_level=form.cleaned_data["opponents"],
+                    watch=form.cleaned_data["watch"],
+                    turn_seconds=form.cleaned_data["turn_seconds"] or 0,
+                    duplicate=form.cleaned_data["duplicate"],
+                    perfect_reference=form.cleaned_data["perfect_reference"],
+                )
+        except GameError as error:
+            form.add_error(None, error_message(error.code))
+            if error.code in limits.CREATION_REFUSALS:
+                return _home(request, form, status=429)
+        else:
+            took_a_seat(request, guest, name=form.cleaned_data["name"])
+            if game.status == Game.Status.LOBBY and (
+                game.seat_count == 1 or form.cleaned_data["opponents"]
+            ):
+                # Every seat is taken already (solitaire, or bots in the
+                # others): there is nobody to wait for, so it starts at once.
+                services.game_start(token=game.token, guest_id=guest)
+            return redirect("game", token=game.token)
+    return _home(request, form)
+
+
+def _game_or_404(token: str) -> Game:
+    game = game_by_token(token)
+    if game is None:
+        raise Http404(error_message("no_such_game"))
+    return game
+
+
+@require_GET
+def game(request: HttpRequest, token: str) -> HttpResponse:
+    game = _game_or_404(token)
+    # A turn clock that ran out while nobody was connected is honoured now.
+    if clock_ran_out(game.status, game.turn_deadline) and services.game_clock_expire(
+        token=game.token, version=game.version
+    ):
+        game.refresh_from_db()
+    # Only read: a visitor who just looks gets no session row of their own.
+    players = game_players(game)
+    seat = seat_among(players, guest_id_of(request.session))
+    snap = game_snapshot(game, players)
+    me = seat.order if seat else None
+    can_join = (
+        seat is None and game.status == Game.Status.LOBBY and len(snap["seats"]) < game.seat_count
+    )
+    # A duplicate round shows this viewer only what is theirs to see.
+    table = table_context(seen_by(snap, me), me)
+    context = {
+        "game": game,
+        # No language in the link: each friend who opens it lands in their own.
+        "invite_url": request.build_absolute_uri(f"/g/{game.token}/"),
+        "solo": game.seat_count == 1,
+        "join_form": JoinForm(initial={"name": remembered_name(request.session)})
+        if can_join
+        else None,
+        "language": get_language(),
+        "server_now": time.time(),
+        # What each socket may send (a burst, then a steady rate): the page
+        # keeps within it rather than be cut off for sending faster.
+        "pace_burst": settings.YACHT_SOCKET_MESSAGE_BURST,
+        "pace_rate": settings.YACHT_SOCKET_MESSAGES_PER_SECOND,
+        **table,
+        "table_html": table_html(table),
+        **chat_panel_context(snap, me, game_chat_lines(game.token)),
+    }
+    return render(request, "games/game.html", context)
+
+
+@require_GET
+def my_games(request: HttpRequest) -> HttpResponse:
+    """The games this browser has a seat at: a returning guest finds an
+    unfinished game without keeping its link. Only read: a visitor with no
+    session gets none."""
+    games = records.guest_games(guest_id_of(request.session))
+    return render(
+        request,
+        "games/my_games.html",
+        {
+            "playing": [g for g in games if g.status == Game.Status.PLAYING],
+            "lobby": [g for g in games if g.status == Game.Status.LOBBY],
+            "finished": [g for g in games if g.status == Game.Status.FINISHED],
+        },
+    )
+
+
+@require_GET
+def my_stats(request: HttpRequest) -> HttpResponse:
+    """How this browser's guest plays, per rule set, from their finished games."""
+    return render(
+        request, "games/my_stats.html", {"stats": records.guest_stats(guest_id_of(request.session))}
+    )
+
+
+@require_GET
+def review_page(request: HttpRequest, token: str) -> HttpResponse:
+    """After the end: each person's decisions priced against optimal play."""
+    game = _game_or_404(token)
+    if game.status != Game.Status.FINISHED:
+        raise Http404(error_message("not_finished"))
+    # A daily entry's review shows the day's dice: its player's alone until the day is over.
+    hidden = game.daily is not None and not daily.is_over(game.daily.day)
+    if hidden and seat_of(game, guest_id_of(request.session)) is None:
+        raise Http404(error_message("not_finished"))
+    seats = game_review(game)
+    totals = {s["order"]: s["total"] for s in game_snapshot(game)["seats"]}
+    return render(
+        request,
+        "games/review.html",
+        {
+            "game": game,
+            "ruleset_name": RULESET_NAMES[game.ruleset],
+            "seats": [
+                {**review_rows(game.ruleset, seat), "total": totals.get(seat.order)}
+                for seat in seats
+            ],
+            # A duplicate game's perfect player, on the same dice.
+            "perfect": game.perfect_score,
+        },
+    )
+
+
+@require_POST
+def join(request: HttpRequest, token: str) -> HttpResponse:
+    # Counted before the game is looked up: a script posting joins in a loop
+    # costs a counter, not the database. (The messages below travel in a
+    # cookie, so a refused join writes no session either.)
+    if not limits.join_allowed(
+        address=request.META.get("REMOTE_ADDR", ""), guest=guest_id_of(request.session)
+    ):
+        messages.error(request, error_message("too_many_joins"))
+        return redirect("game", token=token)
+    game = _game_or_404(token)
+    form = JoinForm(request.POST)
+    if form.is_valid():
+        guest = guest_id_for(request.session)
+        try:
+            services.game_join(token=game.token, guest_id=guest, name=form.cleaned_data["name"])
+        except GameError as error:
+            messages.error(request, error_message(error.code))
+        else:
+            took_a_seat(request, guest, name=form.cleaned_data["name"])
+    else:
+        messages.error(request, error_message("bad_name"))
+    return redirect("game", token=game.token)
+
+
+@require_GET
+def rules_page(request: HttpRequest, ruleset: str = "yacht") -> HttpResponse:
+    if ruleset not in RULESETS:
+        raise Http404(error_message("unknown_ruleset"))
+    rs = get_ruleset(ruleset)
+    # Every language of rules_pages.LANGUAGES has the whole page; any other
+    # active language reads the English one.
+    language = get_language() or "en"
+    if language not in rules_pages.LANGUAGES:
+        language = "en"
+    alternates = []
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            alternates.append((code, request.build_absolute_uri(reverse("rules", args=[ruleset]))))
+    context = {
+        "alternates": alternates,
+        "ruleset": rs,
+        "ruleset_key": ruleset,
+        "ruleset_name": RULESET_NAMES[ruleset],
+        "rulesets": [(key, RULESET_NAMES[key]) for key in RULESETS],
+        "rules_language": language,
+        **rules_pages.page_context(ruleset, language),
+    }
+    template = get_template("rules/page.html")
+    return HttpResponse(template.render(context, request))
+
+
+def set_language(request: HttpRequest) -> HttpResponse:
+    """Django's language switch, made to read ``next`` in the language of its
+    own prefix.
+
+    Django resolves ``next`` in the language of the switch request itself
+    (cookie or Accept-Language), so from /es/g/<token>/ opened by a browser
+    that prefers English it cannot recognise the page, and sends the player
+    back to the Spanish one. Resolving it as its prefix says keeps them at the
+    same table, in the language they picked.
+    """
+    next_url = request.POST.get("next", request.GET.get("next")) or ""
+    page_language = get_language_from_path(urlsplit(next_url).path)
+    with translation.override(page_language or get_language()):
+        return i18n.set_language(request)

@@ -1,0 +1,247 @@
+"""A process has ceilings of its own, beyond every client's fair share: open
+sockets (seated players first, spectators only below a share of it), games
+of bots alone played at once, and chat (a pace per game, a budget of
+deliveries to spectators). Fifty addresses each within its own limits must
+not slow the games of people playing. Small ceilings here, through the
+real routing."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from games.live import limits
+from games.live.process import live
+from games.models import Game
+from games.play import botplay, services
+from tests.consumers.conftest import Client
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+@pytest.fixture(autouse=True)
+def fresh_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The process's counts start empty, whatever earlier tests left open.
+    monkeypatch.setattr(limits, "sockets", limits.SocketCounts())
+    monkeypatch.setattr(limits, "chat_deliveries", limits.ChatDeliveries())
+    monkeypatch.setattr(botplay, "slots", botplay.BotSlots())
+
+
+@sync_to_async
+def started(*, seats: int = 2, bot_level: str = "") -> Game:
+    game = services.game_create(guest_id="ana", name="Ana", seat_count=seats, bot_level=bot_level)
+    if not bot_level:
+        services.game_join(token=game.token, guest_id="bo", name="Bo")
+    services.game_start(token=game.token, guest_id="ana")
+    game.refresh_from_db()
+    return game
+
+
+@sync_to_async
+def bots_alone() -> Game:
+    return services.game_create(
+        guest_id="ana", name="Ana", seat_count=2, bot_level="beginner", watch=True
+    )
+
+
+async def told_busy(client: Client) -> dict[str, Any]:
+    """The error a refused socket is sent, after checking the close that follows."""
+    error = await client.error()
+    assert error["code"] == "server_busy"
+    closing = await client.ws.receive_output(timeout=3)
+    assert closing == {"type": "websocket.close", "code": limits.CLOSE_SERVER_BUSY}
+    return error
+
+
+# -- open sockets ----------------------------------------------------------------
+
+
+async def test_past_the_spectators_share_a_spectator_is_refused_and_a_seated_player_still_gets_in(
+    connect, settings
+):
+    settings.YACHT_SOCKETS_PER_PROCESS = 5
+    settings.YACHT_SPECTATOR_SOCKET_SHARE = 0.6
+    game = await started()
+    for _ in range(3):
+        watcher = await connect(game.token, None)
+        assert (await watcher.table())["seat"] is None
+    # A fourth spectator, with a session or without, would leave less than
+    # the rest of the ceiling for people playing.
+    for guest in (None, "zed"):
+        error = await told_busy(await connect(game.token, guest))
+        assert error["message"]
+    ana = await connect(game.token, "ana")
+    bo = await connect(game.token, "bo")
+    assert (await ana.table())["seat"] == 0
+    assert (await bo.table())["seat"] == 1
+    await ana.send({"action": "roll", "version": game.version, "hold": []})
+    assert (await bo.table())["version"] == game.version + 1
+
+
+async def test_at_the_ceiling_even_a_seated_player_is_refused_and_told_why_in_their_language(
+    connect, settings
+):
+    settings.YACHT_SOCKETS_PER_PROCESS = 2
+    settings.YACHT_SPECTATOR_SOCKET_SHARE = 0.5
+    game = await started()
+    ana = await connect(game.token, "ana")
+    bo = await connect(game.token, "bo")
+    await ana.table()
+    await bo.table()
+    english = await told_busy(await connect(game.token, "ana"))
+    catalan = await told_busy(await connect(game.token, "bo", lang="ca"))
+    assert catalan["message"] != english["message"]
+    assert "servidor" in catalan["message"]
+
+
+async def test_a_socket_that_closes_gives_its_place_under_the_ceiling_back(connect, settings):
+    settings.YACHT_SOCKETS_PER_PROCESS = 2
+    settings.YACHT_SPECTATOR_SOCKET_SHARE = 0.5
+    game = await started()
+    watcher = await connect(game.token, None)
+    await watcher.table()
+    await told_busy(await connect(game.token, None))
+    await watcher.ws.disconnect()
+    again = await connect(game.token, None)
+    assert (await again.table())["seat"] is None
+
+
+# -- games of bots alone -------------------------------------------------------------
+
+
+async def table_after(client: Client, version: int) -> dict[str, Any]:
+    while True:
+        table = await client.table(timeout=10)
+        if table["version"] > version:
+            return table
+
+
+async def test_a_game_of_bots_alone_waits_for_a_slot_while_a_game_with_a_person_plays_on(
+    connect, settings
+):
+    settings.YACHT_BOT_GAMES_PER_PROCESS = 1
+    settings.YACHT_BOT_PAUSE = (0.0, 0.01)
+    first, second = await bots_alone(), await bots_alone()
+    people = await started(bot_level="beginner")
+    first_watcher = await connect(first.token, None)
+    seen = (await first_watcher.table())["version"]
+    seen = (await table_after(first_watcher, seen))["version"]
+    second_watcher = await connect(second.token, None)
+    waiting_at = (await second_watcher.table())["version"]
+    # A person's game is never held back: Ana plays a turn and her bot
+    # answers with a whole turn of its own.
+    ana = await connect(people.token, "ana")
+    table = await ana.table()
+    await ana.send({"action": "roll", "version": table["version"], "hold": []})
+    table = await ana.table()
+    await ana.send({"action": "score", "version": table["version"], "category": "choice"})
+    while table["state"]["current_seat"] != 0 or table["state"]["last"]["seat"] != 1:
+        table = await ana.table(timeout=10)
+    assert table["state"]["last"]["kind"] == "score"
+    # Meanwhile the first game of bots went on, and the second waited.
+    for _ in range(3):
+        seen = (await table_after(first_watcher, seen))["version"]
+    assert second.token in botplay.slots.waiting
+    assert await second_watcher.nothing_new()
+    assert second_watcher.version == waiting_at
+    # Nobody watches the first any more: the second takes its slot and plays.
+    await first_watcher.ws.disconnect()
+    await table_after(second_watcher, waiting_at)
+
+
+async def test_a_game_of_bots_alone_that_ends_gives_its_slot_to_one_waiting(monkeypatch, settings):
+    settings.YACHT_BOT_GAMES_PER_PROCESS = 1
+    started_steps: list[tuple[str, int]] = []
+    monkeypatch.setattr(
+        botplay, "_start", lambda token, version, bots_only: started_steps.append((token, version))
+    )
+    monkeypatch.setattr(limits.sockets, "watching", lambda token: 1)
+    slots = botplay.slots
+    assert slots.admit("first", 3)
+    assert not slots.admit("second", 7)
+    assert not slots.admit("second", 8)
+    assert slots.admit("first", 4)
+    slots.release("first")
+    assert started_steps == [("second", 8)]
+    assert "second" not in slots.waiting
+
+
+# -- chat ------------------------------------------------------------------------------
+
+
+async def chat_or_table(client: Client) -> dict[str, Any]:
+    while True:
+        message = await client.receive()
+        if message["type"] in ("chat", "table"):
+            return message
+
+
+async def test_chat_past_the_games_pace_is_refused_and_moves_are_still_pushed(connect, settings):
+    settings.YACHT_CHAT_LINES_PER_GAME = 3
+    game = await started()
+    ana = await connect(game.token, "ana")
+    bo = await connect(game.token, "bo", lang="it")
+    watcher = await connect(game.token, None)
+    for client in (ana, bo, watcher):
+        await client.table()
+    for n, speaker in enumerate((ana, bo, watcher)):
+        await speaker.send({"action": "chat", "text": f"line {n}"})
+        for client in (ana, bo, watcher):
+            assert (await chat_or_table(client))["type"] == "chat"
+    await bo.send({"action": "chat", "phrase": "good_game"})
+    refused = await bo.error()
+    assert refused["code"] == "chat_busy"
+    assert "chat" in refused["message"] and "busy" not in refused["message"]
+    # The refused line reached nobody, and the next move reaches everyone.
+    await ana.send({"action": "roll", "version": game.version, "hold": []})
+    for client in (ana, bo, watcher):
+        pushed = await chat_or_table(client)
+        assert pushed["type"] == "table" and pushed["version"] == game.version + 1
+
+
+async def test_the_chat_pace_is_per_game_so_other_tables_chat_on(connect, settings):
+    settings.YACHT_CHAT_LINES_PER_GAME = 1
+    busy, other = await started(), await started()
+    ana = await connect(busy.token, "ana")
+    await ana.table()
+    await ana.send({"action": "chat", "text": "one"})
+    await chat_or_table(ana)
+    await ana.send({"action": "chat", "text": "two"})
+    assert (await ana.error())["code"] == "chat_busy"
+    elsewhere = await connect(other.token, "ana")
+    await elsewhere.table()
+    await elsewhere.send({"action": "chat", "text": "hello"})
+    assert "hello" in (await chat_or_table(elsewhere))["html"]
+
+
+async def test_past_the_delivery_budget_spectators_miss_a_line_but_players_and_moves_do_not(
+    connect, settings, monkeypatch
+):
+    settings.YACHT_CHAT_DELIVERIES_PER_SECOND = 2
+    # The budget's clock stands still: no delivery is earned back mid-test.
+    monkeypatch.setattr(limits, "time", SimpleNamespace(time=time.time, monotonic=lambda: 500.0))
+    game = await started()
+    ana = await connect(game.token, "ana")
+    bo = await connect(game.token, "bo")
+    watchers = [await connect(game.token, None) for _ in range(4)]
+    for client in (ana, bo, *watchers):
+        await client.table()
+    skipped = live.counts["chat_deliveries_skipped"]
+    await ana.send({"action": "chat", "text": "hello all"})
+    for player in (ana, bo):
+        assert (await chat_or_table(player))["type"] == "chat"
+    await ana.send({"action": "roll", "version": game.version, "hold": []})
+    heard = 0
+    for watcher in watchers:
+        first = await chat_or_table(watcher)
+        if first["type"] == "chat":
+            heard += 1
+            first = await chat_or_table(watcher)
+        assert first["type"] == "table" and first["version"] == game.version + 1
+    assert heard == 2
+    assert live.counts["chat_deliveries_skipped"] == skipped + 2
+    assert (await chat_or_table(bo))["version"] == game.version + 1
