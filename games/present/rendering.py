@@ -99,7 +99,7 @@ def _die(index: int, value: int, held: bool, can_hold: bool, language: str | Non
             "can_hold": can_hold,
             "label_free": _("Die %(n)s: %(value)s") % names,
             "label_held": _("Die %(n)s: %(value)s, held") % names,
-            "held_word": pgettext("under a held die", "Hold"),
+            "held_word": pgettext("under a held die", "Held"),
             "pips": PIP_MARKUP[value],
         }
     template = engines["jinja2"].get_template("games/partials/die.html")

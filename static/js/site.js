@@ -3,7 +3,6 @@
   "use strict";
   document.querySelectorAll("select[data-autosubmit]").forEach((select) => {
     select.addEventListener("change", () => select.form.submit());
-    select.form.querySelector(".js-hidden")?.setAttribute("hidden", "");
   });
   document.querySelectorAll("[data-copy]").forEach((button) => {
     button.addEventListener("click", async () => {

@@ -49,6 +49,24 @@
     connection.dataset.connection = state;
     const key = "label" + state[0].toUpperCase() + state.slice(1);
     connectionText.textContent = connectionText.dataset[key];
+    offline(state !== "open");
+  }
+
+  // While the socket is down nothing a player presses could reach the
+  // server: the controls say so at once instead of failing on a click.
+  // The table the server sends on reconnecting brings them back as they are.
+  function offline(down) {
+    if (down) {
+      root.querySelectorAll("[data-action]:not(:disabled), .die:not(:disabled)").forEach((control) => {
+        control.disabled = true;
+        control.dataset.offline = "";
+      });
+    } else {
+      root.querySelectorAll("[data-offline]").forEach((control) => {
+        control.disabled = false;
+        delete control.dataset.offline;
+      });
+    }
   }
 
   function socketUrl() {
@@ -196,6 +214,7 @@
     const advice = changed ? "" : hintSlot()?.innerHTML || "";
     table.innerHTML = message.html;
     if (advice) hintSlot().innerHTML = advice;
+    showFolds();
     root.dataset.status = message.status;
     const hand = JSON.stringify([message.state.dice, message.state.rolls_used]);
     const sameHand = hand === shownHand;
@@ -279,6 +298,29 @@
     cell.classList.add("landed");
     cell.append(gain);
   }
+
+  // A folded panel (a duplicate round's progress and results on a phone)
+  // stays as the player left it across pushes.
+  const openFolds = new Set();
+  function showFolds() {
+    table.querySelectorAll("[data-fold]").forEach((chip) => {
+      const open = openFolds.has(chip.dataset.fold);
+      chip.setAttribute("aria-expanded", String(open));
+      document.getElementById(chip.dataset.fold)?.toggleAttribute("data-open", open);
+    });
+  }
+
+  // Share: the system's share sheet where the browser has one; the panel
+  // with the link and Copy where it has none (or the sheet fails).
+  const share = root.querySelector(".share");
+  share?.querySelector("summary").addEventListener("click", (event) => {
+    if (!navigator.share || share.open) return;
+    event.preventDefault();
+    const url = share.querySelector("input").value;
+    navigator.share({ title: document.title, url }).catch((error) => {
+      if (error.name !== "AbortError") share.open = true;
+    });
+  });
 
   // Focus is moved for a player who has used the page, never for one who
   // only watches (a screen reader would repeat the heading at every push).
@@ -419,6 +461,11 @@
     // A chat line is answered by a chat push, not a new table: it goes at
     // once, beside whatever move is waiting for its push.
     if (action === "chat") return send({ ...message, version: shown });
+    // Asked again, the advisor closes: on a phone it covers the card.
+    if (action === "hint" && hintSlot()?.innerHTML) {
+      hintSlot().innerHTML = "";
+      return true;
+    }
     request(message);
     return true;
   }
@@ -571,6 +618,13 @@
   // that control is left alone.
   let firstClick = null;
   root.addEventListener("click", (event) => {
+    const fold = event.target.closest("[data-fold]");
+    if (fold) {
+      if (openFolds.has(fold.dataset.fold)) openFolds.delete(fold.dataset.fold);
+      else openFolds.add(fold.dataset.fold);
+      showFolds();
+      return;
+    }
     const die = event.target.closest(".die");
     const key = focusKey(die || event.target.closest("[data-action]"));
     if (event.detail < 2) firstClick = key;

@@ -124,3 +124,40 @@ def test_screens_of_a_duplicate_round_on_the_clock(new_page):
     expect(page.locator(".duplicate-progress")).to_be_visible()
     expect(page.locator(".duplicate .duplicate-note")).to_have_count(0)
     _shoot(page, "duplicate-round-2")
+
+
+def _shoot_scrolled(page: Page, name: str) -> None:
+    """The phone once the card is scrolled to its foot, as a thumb leaves it."""
+    setups.show(page, *SIZES["phone"])
+    page.locator(".scorecard tfoot").evaluate("f => f.scrollIntoView({block: 'end'})")
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(SCREENS / f"{name}-phone-scrolled.png"))
+
+
+def test_screens_of_the_table_from_the_thumbs_side(new_page):
+    # Your turn, another's turn on a clock, a duplicate round, Share open.
+    page = new_page()
+    setups.mid_game(page, 3, rounds=4)
+    _shoot(page, "thumb-your-turn")
+    _shoot_scrolled(page, "thumb-your-turn")
+    for size, (width, height) in SIZES.items():
+        setups.show(page, width, height)
+        page.locator(".share summary").click()
+        expect(page.locator(".share-panel")).to_be_visible()
+        page.screenshot(path=str(SCREENS / f"thumb-share-open-{size}.png"))
+    waiting = new_page()
+    setups.clock_waiting(waiting)
+    _shoot(waiting, "thumb-other-turn-clock")
+    _shoot_scrolled(waiting, "thumb-other-turn-clock")
+    dup = new_page()
+    setups.duplicate_round_two(dup)
+    _shoot(dup, "thumb-duplicate")
+    _shoot_scrolled(dup, "thumb-duplicate")
+    spanish = new_page(locale="es-ES")
+    game = setups.mid_game(spanish, 2, rounds=0)
+    spanish.goto(f"/es/g/{game.token}/")
+    for size, (width, height) in SIZES.items():
+        setups.show(spanish, width, height)
+        spanish.locator(".share summary").click()
+        expect(spanish.locator(".share-panel")).to_be_visible()
+        spanish.screenshot(path=str(SCREENS / f"thumb-share-open-es-{size}.png"))

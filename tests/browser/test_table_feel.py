@@ -160,7 +160,7 @@ def test_focus_stays_on_the_table_after_holds_and_rolls(new_page):
     expect(die).to_be_focused()
     expect(die).to_have_attribute("aria-pressed", "true")
     expect(die).to_have_attribute("aria-label", re.compile("held$"))
-    expect(die.locator(".die-held")).to_have_text("Hold")
+    expect(die.locator(".die-held")).to_have_text("Held")
     # Key badges on the dice that can be pressed; none on a watcher's.
     assert page.locator(".die-key").count() == 5
     watcher = new_page()
