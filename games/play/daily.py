@@ -66,6 +66,15 @@ def daily_entry_of(challenge: DailyChallenge, guest_id: str) -> DailyEntry | Non
     return challenge.entries.filter(guest_id=guest_id).select_related("game").first()
 
 
+def daily_entry_today(guest_id: str) -> DailyEntry | None:
+    """This guest's entry of today's challenge, if any (one read, only for a
+    browser that has a guest id), without making the day's challenge."""
+    if not guest_id:
+        return None
+    entries = DailyEntry.objects.filter(challenge__day=today(), guest_id=guest_id)
+    return entries.select_related("game").first()
+
+
 def network_key(day: date, address: str) -> str:
     """What an entry keeps of its address: a hash, keyed with the site's
     secret and the day, of the address's group. Equal for one network on one

@@ -3,6 +3,9 @@ the host's browser session (a page reload then shows them)."""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from playwright.sync_api import Page, expect
 
 from games.models import Game, Player
@@ -12,17 +15,73 @@ from games.store.selectors import game_players, game_state
 NAMES = ["Ana", "Bo", "Carmen", "Dario", "Elena", "Farid"]
 
 
+# The home page's three choices: friends, a bot level, or the daily challenge.
+CHOICES = {
+    "friends": ".door-friends button[type=submit]",
+    "beginner": "button[name=opponents][value=beginner]",
+    "solid": "button[name=opponents][value=solid]",
+    "perfect": "button[name=opponents][value=perfect]",
+    "daily": ".door-daily button[type=submit]",
+}
+
+
+def fill_home(
+    page: Page,
+    *,
+    name: str | None = NAMES[0],
+    lang: str = "en",
+    seats: int | None = None,
+    ruleset: str | None = None,
+    turn_seconds: int | None = None,
+    hints: bool = False,
+    duplicate: bool = False,
+    perfect_reference: bool = False,
+    watch: bool = False,
+) -> None:
+    """The home page with a name given and, under "More options" (opened only
+    when one is asked for), the settings that differ from the defaults.
+    Fields are found by id, so the same steps serve every language."""
+    page.goto(f"/{lang}/")
+    if name is not None:
+        page.locator("#id_name").fill(name)
+    ticks = {
+        "#id_hints": hints,
+        "#id_duplicate": duplicate,
+        "#id_perfect_reference": perfect_reference,
+        "#id_watch": watch,
+    }
+    if seats is None and ruleset is None and turn_seconds is None and not any(ticks.values()):
+        return
+    page.locator(".more-options > summary").click()
+    if seats is not None:
+        page.locator("#id_seats").select_option(str(seats))
+    if ruleset is not None:
+        page.locator(f'input[name=ruleset][value="{ruleset}"]').check()
+    if turn_seconds is not None:
+        page.locator("#id_turn_seconds").select_option(str(turn_seconds))
+    for field, tick in ticks.items():
+        if tick:
+            page.locator(field).check()
+
+
+def choose(page: Page, choice: str = "friends") -> str:
+    """Press one of the home page's choices; the token of the game it opened."""
+    page.locator(CHOICES[choice]).click()
+    expect(page).to_have_url(re.compile(r"/g/[\w-]+/$"))
+    return page.url.rstrip("/").rsplit("/", 1)[-1]
+
+
+def start_from_home(page: Page, choice: str = "friends", **settings: Any) -> str:
+    """A game started from the home page as a player starts one (``fill_home``
+    takes the settings); the token of the game."""
+    fill_home(page, **settings)
+    return choose(page, choice)
+
+
 def host(page: Page, seats: int, *, ruleset: str = "yacht", hints: bool = False) -> Game:
     """A lobby the page's guest created from the home page."""
-    page.goto("/en/")
-    page.get_by_label("Your name").fill(NAMES[0])
-    page.get_by_label("Seats").select_option(str(seats))
-    page.locator(f'input[name=ruleset][value="{ruleset}"]').check()
-    if hints:
-        page.get_by_label("Allow hints").check()
-    page.get_by_role("button", name="Start a game").click()
+    token = start_from_home(page, seats=seats, ruleset=ruleset, hints=hints)
     expect(page.locator("[data-connection=open]")).to_be_visible()
-    token = page.url.rstrip("/").rsplit("/", 1)[-1]
     return Game.objects.get(token=token)
 
 

@@ -4,6 +4,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from games.models import Game
+from tests.browser import setups
 from tests.live import DaphneProcess
 
 pytestmark = pytest.mark.browser
@@ -20,10 +21,7 @@ def wait_past(page: Page, old: int) -> None:
 
 
 def create_game(page: Page, name: str, seats: int = 2) -> str:
-    page.goto("/en/")
-    page.get_by_label("Your name").fill(name)
-    page.get_by_label("Seats").select_option(str(seats))
-    page.get_by_role("button", name="Start a game").click()
+    setups.start_from_home(page, name=name, seats=seats)
     expect(page.locator("[data-connection=open]")).to_be_visible()
     return page.locator("#invite-link").input_value()
 

@@ -90,13 +90,7 @@ def test_screens_of_a_duplicate_round_on_the_clock(new_page):
     # The duplicate panel and the clock are parts of the table partial that
     # the other screens never show.
     page = new_page()
-    page.goto("/en/")
-    page.get_by_label("Your name").fill("Ana")
-    page.get_by_label("Seats").select_option("3")
-    page.get_by_label("Turn clock").select_option("60")
-    page.get_by_label("Duplicate: everyone plays the same dice at once").check()
-    page.get_by_role("button", name="Start a game").click()
-    token = page.url.rstrip("/").rsplit("/", 1)[-1]
+    token = setups.start_from_home(page, seats=3, turn_seconds=60, duplicate=True)
     game = Game.objects.get(token=token)
     seated = setups.fill(game, 3)
     services.game_start(token=token, guest_id=seated[0])
