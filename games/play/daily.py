@@ -94,6 +94,23 @@ def network_entered(challenge: DailyChallenge, address: str) -> bool:
     return challenge.entries.filter(network=network_key(challenge.day, address)).exists()
 
 
+def unclaimed_name(base: str) -> str:
+    """``base``, or ``base 2``, ``base 3``… : the first that today's board
+    does not hold yet. A player who gives no name still enters in one tap,
+    however many did the same before them today."""
+    challenge = daily_challenge(today())
+    assert challenge is not None
+    taken = set(challenge.entries.values_list("name_key", flat=True))
+    taken |= set(challenge.entries.values_list("name_key_folded", flat=True))
+    number = 1
+    while True:
+        name = base if number == 1 else f"{base} {number}"
+        looks, folded = name_keys(name)
+        if looks not in taken and folded not in taken:
+            return name
+        number += 1
+
+
 def _refusal(challenge: DailyChallenge, guest_id: str, network: str, keys: tuple[str, str]) -> str:
     """Why an entry may not be made, or "" if nothing stands in its way."""
     entries = challenge.entries

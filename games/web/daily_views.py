@@ -45,7 +45,7 @@ def daily_page(request: HttpRequest) -> HttpResponse:
             with limits.game_creation(address=address, guest=guest):
                 game = daily.daily_enter(
                     guest_id=guest,
-                    name=form.cleaned_data["name"] or default_name(),
+                    name=form.cleaned_data["name"] or daily.unclaimed_name(default_name()),
                     address=address,
                 )
         except GameError as error:

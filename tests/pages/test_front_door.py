@@ -76,6 +76,16 @@ def test_a_guest_who_gives_no_name_plays_under_the_default_one_of_their_language
     assert offered_name(client, f"/{lang}/") == ""
 
 
+def test_guests_from_other_networks_who_give_no_name_all_enter_the_daily_in_one_tap():
+    # A day's board holds each name once, so the default name is numbered.
+    names = []
+    for n in range(1, 4):
+        browser = Client(REMOTE_ADDR=f"198.51.100.{n}")
+        token = token_of(browser.post("/en/daily/", {"name": ""}))
+        names.append(Player.objects.get(game__token=token).name)
+    assert names == ["Player", "Player 2", "Player 3"]
+
+
 def test_the_name_a_guest_gave_is_offered_again_on_every_form(client):
     home_post(client, name="  Zoë   Q ", opponents="solid")
     assert offered_name(client) == "Zoë Q"
