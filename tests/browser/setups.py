@@ -153,13 +153,9 @@ def show(page: Page, width: int, height: int) -> None:
 
 def clock_waiting(page: Page, *, seconds: int = 60) -> Game:
     """Two seats on a turn clock; the host has played and Bo is to move."""
-    page.goto("/en/")
-    page.get_by_label("Your name").fill(NAMES[0])
-    page.get_by_label("Seats").select_option("2")
-    page.get_by_label("Turn clock").select_option(str(seconds))
-    page.get_by_role("button", name="Start a game").click()
+    token = start_from_home(page, seats=2, turn_seconds=seconds)
     expect(page.locator("[data-connection=open]")).to_be_visible()
-    game = Game.objects.get(token=page.url.rstrip("/").rsplit("/", 1)[-1])
+    game = Game.objects.get(token=token)
     seated = fill(game, 2)
     services.game_start(token=game.token, guest_id=seated[0])
     turn(game, seated[0])
@@ -168,40 +164,32 @@ def clock_waiting(page: Page, *, seconds: int = 60) -> Game:
     return game
 
 
-def duplicate_round_two(page: Page, *, seats: int = 3, clock: str = "60") -> Game:
-    """A duplicate game on a clock in its second round: the others have
-    played it, the host has rolled once, last round's results are shown."""
+def duplicate_turn(game: Game, guest: str) -> None:
+    """The guest's turn of a duplicate round: one roll, then its first open box."""
     from games.store.selectors import duplicate_state
 
-    page.goto("/en/")
-    page.get_by_label("Your name").fill(NAMES[0])
-    page.get_by_label("Seats").select_option(str(seats))
-    page.get_by_label("Turn clock").select_option(clock)
-    page.get_by_label("Duplicate: everyone plays the same dice at once").check()
-    page.get_by_role("button", name="Start a game").click()
+    game.refresh_from_db()
+    services.game_roll(token=game.token, guest_id=guest, version=game.version)
+    game.refresh_from_db()
+    players = game_players(game)
+    seat = next(p for p in players if p.guest_id == guest)
+    view = duplicate_state(game, players, game_state(game, players)).view(seat.order)
+    assert view is not None
+    services.game_score(
+        token=game.token, guest_id=guest, version=game.version, category=view.allowed_boxes()[0]
+    )
+
+
+def duplicate_round_two(page: Page, *, seats: int = 3, clock: int = 60) -> Game:
+    """A duplicate game on a clock in its second round: the others have
+    played it, the host has rolled once, last round's results are shown."""
+    token = start_from_home(page, seats=seats, turn_seconds=clock, duplicate=True)
     expect(page.locator("[data-connection=open]")).to_be_visible()
-    game = Game.objects.get(token=page.url.rstrip("/").rsplit("/", 1)[-1])
+    game = Game.objects.get(token=token)
     seated = fill(game, seats)
     services.game_start(token=game.token, guest_id=seated[0])
-
-    def play_round(who: list[str]) -> None:
-        for guest in who:
-            game.refresh_from_db()
-            services.game_roll(token=game.token, guest_id=guest, version=game.version)
-            game.refresh_from_db()
-            players = game_players(game)
-            seat = next(p for p in players if p.guest_id == guest)
-            view = duplicate_state(game, players, game_state(game, players)).view(seat.order)
-            assert view is not None
-            services.game_score(
-                token=game.token,
-                guest_id=guest,
-                version=game.version,
-                category=view.allowed_boxes()[0],
-            )
-
-    play_round(seated)
-    play_round(seated[1:])
+    for guest in [*seated, *seated[1:]]:
+        duplicate_turn(game, guest)
     game.refresh_from_db()
     services.game_roll(token=game.token, guest_id=seated[0], version=game.version)
     game.refresh_from_db()
