@@ -133,6 +133,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "turn_seconds",
         "turn_deadline",
         "spectator_chat",
+        "bot_pace",
         "rematch",
         "created_at",
         "started_at",

@@ -28,6 +28,12 @@ TURN_CLOCKS = [
     (120, _("2 minutes a turn")),
 ]
 CHAT_MAX_LENGTH = 200
+# How long bots pause between steps (games.play.botplay): the host picks it
+# at the table, and a rematch keeps it.
+BOT_PACES = [
+    ("normal", _("Normal")),
+    ("fast", _("Fast")),
+]
 
 
 def new_invite_token() -> str:
@@ -79,6 +85,7 @@ class Game(models.Model):
         default=True,
         help_text=_("The host can close the table's chat to spectators."),
     )
+    bot_pace = models.CharField(_("bot pace"), max_length=8, choices=BOT_PACES, default="normal")
     # Duplicate play (games.rules.duplicate): every seat plays each round at
     # once on the same dice; each seat's hand is kept on its Player row.
     duplicate = models.BooleanField(

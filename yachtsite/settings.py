@@ -400,6 +400,10 @@ YACHT_BOT_PAUSE = (
     env.float("YACHT_BOT_PAUSE_MIN", default=0.6),
     env.float("YACHT_BOT_PAUSE_MAX", default=1.2),
 )
+# At a game's fast bot pace each pause is this share of the normal one. A
+# quarter (0.15-0.3 s) still shows each roll land (the dice tumble for
+# 0.15 s at that pace) while a bot's whole turn takes under a second.
+YACHT_BOT_FAST_SHARE = env.float("YACHT_BOT_FAST_SHARE", default=0.25)
 # Seconds a player may be idle on their turn before the others may let a bot
 # stand in for them.
 YACHT_ABSENT_AFTER = env.int("YACHT_ABSENT_AFTER", default=60)

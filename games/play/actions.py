@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from games.live import limits
-from games.models import BOT_LEVELS, CHAT_MAX_LENGTH, MAX_SEATS, Game
+from games.models import BOT_LEVELS, BOT_PACES, CHAT_MAX_LENGTH, MAX_SEATS, Game
 from games.play import services
 from games.play.chat import CODES as CHAT_CODES
 from games.rules import ACTION_NAMES, DICE, ActionName
@@ -286,6 +286,15 @@ DECLARATIONS: tuple[Declaration, ...] = (
         services.game_spectator_chat,
         "push",
         "host: open (1) or close (0) the table's chat to spectators",
+    ),
+    Declaration(
+        "bot_pace",
+        (VERSION, Field("pace", Text(8, tuple(pace for pace, _label in BOT_PACES)))),
+        services.game_bot_pace,
+        "push",
+        "host, before the end: how long the bots pause before each of their steps "
+        "(`normal`, or `fast`: a quarter of that by default); it takes effect from "
+        "the next step, and a rematch keeps it",
     ),
 )
 ACTIONS: dict[str, Declaration] = {d.name: d for d in DECLARATIONS}

@@ -28,6 +28,7 @@ import asyncio
 import logging
 import random
 import time
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -62,7 +63,7 @@ def schedule(snap: Snapshot) -> None:
     """
     bots_only = not any(seat.get("person") for seat in snap["seats"])
     if bot_to_move(snap):
-        live.call_soon(_start, snap["token"], snap["version"], bots_only)
+        live.call_soon(_start, snap["token"], snap["version"], bots_only, snap["bot_pace"])
     elif bots_only and snap["status"] == "finished":
         # Over: its slot goes to a game waiting for one.
         live.call_soon(slots.release, snap["token"])
@@ -84,17 +85,18 @@ class BotSlots:
     def __init__(self) -> None:
         # Token -> when its last step was asked for (monotonic).
         self.playing: dict[str, float] = {}
-        # Token -> the latest version seen, in the order they began to wait.
-        self.waiting: dict[str, int] = {}
+        # Token -> the latest version seen and its bots' pace, in the order
+        # they began to wait.
+        self.waiting: dict[str, tuple[int, str]] = {}
 
-    def admit(self, token: str, version: int) -> bool:
+    def admit(self, token: str, version: int, pace: str = "normal") -> bool:
         """Whether this game may take its step now; if not, it waits."""
         now = time.monotonic()
         if token not in self.playing:
             for stale in [t for t, at in self.playing.items() if now - at > SLOT_LEASE_SECONDS]:
                 del self.playing[stale]
             if len(self.playing) >= settings.YACHT_BOT_GAMES_PER_PROCESS:
-                self.waiting[token] = version
+                self.waiting[token] = (version, pace)
                 return False
         self.waiting.pop(token, None)
         self.playing[token] = now
@@ -106,11 +108,11 @@ class BotSlots:
             return
         while self.waiting and len(self.playing) < settings.YACHT_BOT_GAMES_PER_PROCESS:
             token = next(iter(self.waiting))
-            version = self.waiting.pop(token)
+            version, pace = self.waiting.pop(token)
             # One nobody here watches any more has nothing to wait for: the
             # next socket to connect schedules it again.
             if limits.sockets.watching(token):
-                _start(token, version, True)
+                _start(token, version, True, pace)
 
 
 slots = BotSlots()
@@ -121,25 +123,32 @@ slots = BotSlots()
 _pending: set[tuple[str, int]] = set()
 
 
-def _start(token: str, version: int, bots_only: bool) -> None:
+def _start(token: str, version: int, bots_only: bool, pace: str) -> None:
     if (token, version) in _pending:
         return
-    if bots_only and not slots.admit(token, version):
+    if bots_only and not slots.admit(token, version, pace):
         return
     _pending.add((token, version))
-    task = live.spawn(_step(token, version, bots_only), what="bot_step")
+    task = live.spawn(_step(token, version, bots_only, pause(pace)), what="bot_step")
     task.add_done_callback(lambda _: _pending.discard((token, version)))
 
 
-def pause() -> float:
+def pause(pace: str, draw: Callable[[float, float], float] = random.uniform) -> float:
+    """Seconds a bot waits before its next step at ``pace``.
+
+    At the fast pace every pause is ``YACHT_BOT_FAST_SHARE`` of the normal
+    one, so whatever slows or speeds the normal pace (a test's, a
+    deployment's) moves the fast one with it.
+    """
     low, high = settings.YACHT_BOT_PAUSE
-    return random.uniform(low, high)
+    share = settings.YACHT_BOT_FAST_SHARE if pace == "fast" else 1.0
+    return draw(low * share, high * share)
 
 
-async def _step(token: str, version: int, bots_only: bool) -> None:
+async def _step(token: str, version: int, bots_only: bool, delay: float) -> None:
     from games.play import services
 
-    await asyncio.sleep(pause())
+    await asyncio.sleep(delay)
     if bots_only and not limits.sockets.watching(token):
         # Nobody here is watching: the game waits for the next socket.
         slots.release(token)

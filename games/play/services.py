@@ -24,6 +24,7 @@ from games import rules
 from games.live.process import live
 from games.models import (
     BOT_LEVELS,
+    BOT_PACES,
     MAX_SEATS,
     TURN_CLOCKS,
     ChatMessage,
@@ -132,6 +133,11 @@ def game_create(
     With ``bot_level``, every other seat is filled with a bot of that level;
     with ``watch`` too, bots take every seat and the game starts at once, for
     its creator and anyone with the link to watch.
+
+    A person alone against bots gets them at the fast pace: the bots' pauses
+    are there so people can follow one another, and with nobody else at the
+    table they only make that one person wait (the host can slow them down
+    at the table). Everyone else starts at the normal pace.
     """
     _require_guest(guest_id)
     name = clean_name(name)
@@ -151,6 +157,7 @@ def game_create(
             turn_seconds=turn_seconds,
             duplicate=duplicate,
             perfect_reference=duplicate and perfect_reference,
+            bot_pace="fast" if bot_level and not watch and seat_count > 1 else "normal",
             version=1,
             acted_at=timezone.now(),
             **_fair_seed(),
@@ -184,6 +191,7 @@ def game_create(
 
 _BOT_LEVELS = {key for key, _label in BOT_LEVELS}
 _TURN_CLOCKS = {seconds for seconds, _label in TURN_CLOCKS}
+_BOT_PACES = {pace for pace, _label in BOT_PACES}
 
 
 def _wind_clock(
@@ -774,6 +782,7 @@ def game_rematch(
             spectator_chat=game.spectator_chat,
             duplicate=game.duplicate,
             perfect_reference=game.perfect_reference,
+            bot_pace=game.bot_pace,
             **_fair_seed(),
         )
         # Every setting carries over; the first to roll moves one seat on, so
@@ -881,5 +890,28 @@ def game_spectator_chat(*, token: str, guest_id: str, on: int) -> Game:
             _state(game, players),
             fields=["spectator_chat"],
             last=last_action("chat", me.order if me else None),
+        )
+    return game
+
+
+def game_bot_pace(*, token: str, guest_id: str, version: int, pace: str) -> Game:
+    """The host sets how long the bots pause between their steps.
+
+    Like any change it makes a new version, so a bot step scheduled at the
+    old pace finds itself stale and the next one is scheduled at the new.
+    """
+    if pace not in _BOT_PACES:
+        raise GameError("unknown_pace")
+    with transaction.atomic():
+        game = _locked(token)
+        players = game_players(game)
+        me = _check(game, players, guest_id, "bot_pace", version=version)
+        game.bot_pace = pace
+        _commit(
+            game,
+            players,
+            _state(game, players),
+            fields=["bot_pace"],
+            last=last_action("bot_pace", me.order if me else None),
         )
     return game

@@ -56,6 +56,7 @@ MESSAGES = {
     "hints_off": _("Hints are off in this game."),
     # the turn clock and the chat
     "unknown_clock": _("There is no such turn clock."),
+    "unknown_pace": _("There is no such bot pace."),
     "time_up": _(
         "Your time for this turn ran out: a bot is playing it for you. Your next turn is yours "
         "to play."

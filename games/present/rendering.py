@@ -25,7 +25,7 @@ from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
-from games.models import BOT_LEVELS
+from games.models import BOT_LEVELS, BOT_PACES
 from games.play.chat import PHRASES, REACTION_SVG, REACTIONS
 from games.present.charts import round_top
 from games.present.labels import category_name, ruleset_name
@@ -256,6 +256,12 @@ def announcement(snap: Snapshot, me: int | None) -> str:
             if snap["spectator_chat"]
             else _("The host closed the chat to spectators.")
         )
+    elif kind == "bot_pace":
+        parts.append(
+            _("The host set the bots to the fast pace.")
+            if snap["bot_pace"] == "fast"
+            else _("The host set the bots to the normal pace.")
+        )
     elif kind == "clock" and last["seat"] is None:
         parts.append(_("Time is up for this round: bots play for those who had not played it yet."))
     elif kind == "clock":
@@ -391,6 +397,10 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "absent_from": absent_from,
         "absent_after": settings.YACHT_ABSENT_AFTER,
         "bot_levels": BOT_LEVELS,
+        # The host's pace control, shown only where bots play.
+        "bot_paces": BOT_PACES if any(s["bot"] for s in snap["seats"]) else [],
+        # A bot plays the turn everyone sees: anyone may skip its animation.
+        "bot_turn": current is not None and current["thinking"] and not snap["duplicate"],
         "clock": _clock(snap, current),
         "dup": _duplicate(snap, me),
         "rolls_left": _rolls_left(snap["rolls_left"], language),

@@ -36,6 +36,7 @@ ActionName = Literal[
     "hint",
     "chat",
     "spectator_chat",
+    "bot_pace",
 ]
 ACTION_NAMES: tuple[ActionName, ...] = get_args(ActionName)
 
@@ -230,6 +231,14 @@ def _spectator_chat(table: Table, seat: int | None, stale: bool) -> str | None:
     return None if _is_host(table, seat) else "not_host"
 
 
+def _bot_pace(table: Table, seat: int | None, stale: bool) -> str | None:
+    if not _is_host(table, seat):
+        return "not_host"
+    if table.status == "finished":
+        return "game_over"
+    return "stale_version" if stale else None
+
+
 CHECKS: dict[ActionName, Check] = {
     "roll": _roll,
     "hold": _hold,
@@ -244,6 +253,7 @@ CHECKS: dict[ActionName, Check] = {
     "hint": _hint,
     "chat": _chat,
     "spectator_chat": _spectator_chat,
+    "bot_pace": _bot_pace,
 }
 
 

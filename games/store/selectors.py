@@ -40,6 +40,7 @@ LastKind = Literal[
     "take_back",
     "clock",
     "chat",
+    "bot_pace",
 ]
 # Each kind as docs/protocol.md tells it (written from here by manage.py protocol_doc).
 LAST_KINDS: dict[LastKind, str] = {
@@ -53,6 +54,7 @@ LAST_KINDS: dict[LastKind, str] = {
     "stand_in": "a bot now plays for `seat`, whose person was idle",
     "take_back": "the person of `seat` took it back from the bot",
     "chat": "the host opened or closed the chat to spectators (see `spectator_chat`)",
+    "bot_pace": "the host changed the bots' pace (see `bot_pace`)",
     "clock": "the turn clock of `seat` ran out: the stand-in bot plays that turn (or round) "
     "for it, then leaves the seat to its person for the next",
 }
@@ -137,6 +139,7 @@ class Snapshot(TypedDict):
     # When the seat to move runs out of time (seconds since the epoch), if a clock runs.
     deadline: float | None
     spectator_chat: bool
+    bot_pace: str  # "normal" or "fast": how long bots pause between steps
     categories: list[str]
     upper_bonus_threshold: int | None
     current_seat: int | None
@@ -474,6 +477,7 @@ def snapshot(
         "turn_seconds": game.turn_seconds,
         "deadline": game.turn_deadline.timestamp() if playing and game.turn_deadline else None,
         "spectator_chat": game.spectator_chat,
+        "bot_pace": game.bot_pace,
         "categories": list(ruleset.category_keys),
         "upper_bonus_threshold": ruleset.upper_bonus_threshold,
         "current_seat": game.current_seat if playing else None,

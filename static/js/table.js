@@ -230,12 +230,19 @@
         ["roll", "hold", "score"].includes(last.kind) && last.seat !== message.seat;
       if (!othersMove) inFlight = null;
       if (message.announce) announce(message.announce);
-      if (last && last.kind === "roll" && last.dice.length && !sameHand) {
+      // A bot's move at the fast pace animates briefly; one whose turn this
+      // viewer skipped shows its dice and points at once, until another seat moves.
+      const bySeat = last && Number.isInteger(last.seat) ? last.seat : null;
+      if (skippedSeat !== bySeat) skippedSeat = null;
+      const byBot = bySeat !== null && Boolean(message.state.seats[bySeat]?.bot);
+      table.firstElementChild?.classList.toggle("brisk", byBot && message.state.bot_pace === "fast");
+      const quiet = bySeat !== null && skippedSeat === bySeat;
+      if (!quiet && last && last.kind === "roll" && last.dice.length && !sameHand) {
         table.querySelectorAll(".die").forEach((die) => {
           if (!last.held.includes(Number(die.dataset.die))) die.classList.add("rolled");
         });
         play("roll");
-      } else if (last && last.kind === "score") {
+      } else if (!quiet && last && last.kind === "score") {
         play("score");
         landed(last);
       }
@@ -251,11 +258,38 @@
     }
     showTitle();
     showHolds();
+    showSkip();
     tickClock();
     showAbsent();
     placeFocus(focused, inTable || (engaged && document.activeElement === document.body), changed);
     if (gap) resync();
     else if (changed) sendNext();
+  }
+
+  // Skipping a bot's animation is this page's own: the rest of that bot's
+  // turn shows each step's dice and points at once (the steps themselves
+  // still come at the game's pace, which only the host sets).
+  let skippedSeat = null;
+  function botTurn() {
+    const turn = table.querySelector("[data-bot-turn]")?.dataset.botTurn;
+    return turn === undefined ? null : Number(turn);
+  }
+
+  function skipBot() {
+    const seat = botTurn();
+    if (seat === null) return;
+    skippedSeat = seat;
+    table.querySelectorAll(".die.rolled").forEach((die) => die.classList.remove("rolled"));
+    table.querySelectorAll(".gain").forEach((gain) => gain.remove());
+    showSkip();
+  }
+
+  function showSkip() {
+    const skip = table.querySelector("[data-skip-bot]");
+    if (!skip) return;
+    const skipped = skippedSeat !== null && skippedSeat === botTurn();
+    skip.hidden = skipped;
+    table.firstElementChild?.toggleAttribute("data-skipped", skipped);
   }
 
   function sameSet(a, b) {
@@ -623,6 +657,11 @@
       if (openFolds.has(fold.dataset.fold)) openFolds.delete(fold.dataset.fold);
       else openFolds.add(fold.dataset.fold);
       showFolds();
+      return;
+    }
+    // The skip button, or a tap on the tray while a bot plays.
+    if (event.target.closest("[data-skip-bot]") || (botTurn() !== null && event.target.closest(".tray"))) {
+      skipBot();
       return;
     }
     const die = event.target.closest(".die");

@@ -131,6 +131,7 @@ def test_a_bot_step_scheduled_as_the_loop_closes_is_dropped_without_failing_the_
             "status": "playing",
             "current_seat": 0,
             "seats": [{"bot": "solid"}],
+            "bot_pace": "normal",
             "duplicate": None,
         },
     )

@@ -11,9 +11,10 @@ from games import rules
 from games.rules import ScriptedDice, Seat, Table, allowed_actions, refusal
 
 PEOPLE = (Seat(person=True), Seat(person=True))
-# Talking at the table is allowed apart from the game's own actions (see the
-# chat's own test below): the tests of play leave it out.
-TALK = {"chat", "spectator_chat"}
+# Talking at the table, and the host's pace for the bots, are allowed apart
+# from the game's own actions (see their own tests below): the tests of play
+# leave them out.
+TALK = {"chat", "spectator_chat", "bot_pace"}
 
 
 def lobby(*seats: Seat, seat_count: int = 3) -> Table:
@@ -134,3 +135,13 @@ def test_players_may_always_chat_spectators_while_the_host_lets_them_and_only_th
     assert refusal(closed, None, "chat") == "chat_closed"
     assert refusal(closed, 1, "chat") is None
     assert refusal(closed, None, "spectator_chat") == "not_host"
+
+
+def test_only_the_host_sets_the_bots_pace_until_the_game_is_over() -> None:
+    for table in (lobby(), playing()):
+        assert refusal(table, 0, "bot_pace", version=table.version) is None
+        assert refusal(table, 0, "bot_pace", version=table.version - 1) == "stale_version"
+        assert refusal(table, 1, "bot_pace", version=table.version) == "not_host"
+        assert refusal(table, None, "bot_pace", version=table.version) == "not_host"
+    over = replace(playing(), status="finished")
+    assert refusal(over, 0, "bot_pace", version=over.version) == "game_over"

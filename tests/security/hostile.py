@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 
 from games import rules
 from games.live import consumers
-from games.models import BOT_LEVELS, Game, Move, Player, ScoreEntry
+from games.models import BOT_LEVELS, BOT_PACES, Game, Move, Player, ScoreEntry
 from games.play import actions, chat, services
 from games.play.actions import Declaration, Positions, Text, Whole
 from games.present.messages import MESSAGES, error_message
@@ -47,6 +47,7 @@ LANGUAGES = ["en", "es", "it", "ca"]
 ANSWER_TIMEOUT = 10.0
 ALL_CATEGORIES = sorted({key for rs in rules.RULESETS.values() for key in rs.category_keys})
 LEVELS = [level for level, _label in BOT_LEVELS]
+PACES = [pace for pace, _label in BOT_PACES]
 
 
 @dataclass
@@ -344,6 +345,8 @@ def expect_action(table: Table, sock: Sock, message: dict[str, Any]) -> Outcome:
     view = table.rules_view()
     if declaration.name == "add_bot" and message["level"] not in LEVELS:
         return game_error("unknown_bot")  # the level is checked before anything else
+    if declaration.name == "bot_pace" and message["pace"] not in PACES:
+        return game_error("unknown_pace")  # so is the pace
     code = rules.refusal(view, seat, declaration.name, version=message.get("version"))
     if code is None:
         code = field_refusal(table, seat, declaration, message)
@@ -425,6 +428,8 @@ def advance(table: Table, message: dict[str, Any], sock: Sock) -> None:
         return
     if action == "spectator_chat":
         table.spectator_chat = bool(message["on"])
+        return
+    if action == "bot_pace":
         return
     move = latest_move(table.token)
     assert move.version == table.version, (move.version, table.version)
@@ -610,6 +615,7 @@ def legal_message(draw: st.DrawFn, table: Table, sock: Sock) -> dict[str, Any]:
                     "remove_bot",
                     "chat",
                     "spectator_chat",
+                    "bot_pace",
                 ]
             )
         )
@@ -619,6 +625,8 @@ def legal_message(draw: st.DrawFn, table: Table, sock: Sock) -> dict[str, Any]:
             return {"action": "spectator_chat", "on": draw(st.integers(0, 1))}
         if choice == "add_bot":
             return {"action": "add_bot", "level": draw(st.sampled_from(LEVELS))}
+        if choice == "bot_pace":
+            return {"action": "bot_pace", "version": v, "pace": draw(st.sampled_from(PACES))}
         if choice == "remove_bot":
             # Mostly a bot's seat; a person's is refused.
             bots = [s for s, guest in enumerate(table.guests) if not guest]
@@ -642,6 +650,8 @@ def legal_message(draw: st.DrawFn, table: Table, sock: Sock) -> dict[str, Any]:
         return {"action": "hint"}
     if aside == 3:
         return {"action": "chat", "text": draw(JUNK_TEXT)}
+    if aside == 4 and draw(st.integers(0, 2)) == 0:
+        return {"action": "bot_pace", "version": v, "pace": draw(st.sampled_from(PACES))}
     may_roll = state.rolls < rules.MAX_ROLLS
     if state.rolls == 0 or (may_roll and draw(st.booleans())):
         if state.rolls and may_roll and draw(st.booleans()):
@@ -868,7 +878,7 @@ class Crowd:
             return games + 1, players + len(table.guests), moves + 1, scores
         if action in ("add_bot", "remove_bot"):
             return games, players + (1 if action == "add_bot" else -1), moves, scores
-        if action in ("hand_to_bot", "take_back", "spectator_chat"):
+        if action in ("hand_to_bot", "take_back", "spectator_chat", "bot_pace"):
             # A seat changes hands, or a setting changes: no move is logged.
             return games, players, moves, scores
         return games, players, moves + 1, scores + (action == "score")

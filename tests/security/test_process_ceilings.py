@@ -155,18 +155,20 @@ async def test_a_game_of_bots_alone_waits_for_a_slot_while_a_game_with_a_person_
 
 async def test_a_game_of_bots_alone_that_ends_gives_its_slot_to_one_waiting(monkeypatch, settings):
     settings.YACHT_BOT_GAMES_PER_PROCESS = 1
-    started_steps: list[tuple[str, int]] = []
+    started_steps: list[tuple[str, int, str]] = []
     monkeypatch.setattr(
-        botplay, "_start", lambda token, version, bots_only: started_steps.append((token, version))
+        botplay,
+        "_start",
+        lambda token, version, bots_only, pace: started_steps.append((token, version, pace)),
     )
     monkeypatch.setattr(limits.sockets, "watching", lambda token: 1)
     slots = botplay.slots
     assert slots.admit("first", 3)
     assert not slots.admit("second", 7)
-    assert not slots.admit("second", 8)
+    assert not slots.admit("second", 8, "fast")
     assert slots.admit("first", 4)
     slots.release("first")
-    assert started_steps == [("second", 8)]
+    assert started_steps == [("second", 8, "fast")]
     assert "second" not in slots.waiting
 
 
