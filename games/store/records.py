@@ -72,7 +72,7 @@ def has_finished_a_game(guest_id: str | None) -> bool:
     stops once they have)."""
     return (
         bool(guest_id)
-        and Player.objects.filter(guest_id=guest_id, game__status=Game.Status.FINISHED).exists()
+        and Game.objects.filter(status=Game.Status.FINISHED, players__guest_id=guest_id).exists()
     )
 
 
