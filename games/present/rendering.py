@@ -170,7 +170,7 @@ def _box_name(ruleset: str, key: str, name: str, language: str | None) -> SafeSt
     )
     return format_html(
         '<button type="button" class="box-name-button"'
-        ' popovertarget="box-help-{key}">{name}</button>'
+        ' popovertarget="box-help-{key}" popovertargetaction="show">{name}</button>'
         '<div class="box-help" id="box-help-{key}" popover><strong>{name}</strong>{rule}</div>',
         key=key,
         name=name,

@@ -328,6 +328,22 @@
     if (help?.matches(":popover-open")) help.hidePopover();
   });
 
+  // An open rule sits just under its name (above it when the name is low on
+  // the screen), inside the window: centred, it covered the row it explains.
+  table.addEventListener("toggle", (event) => {
+    const help = event.target;
+    if (!help.classList?.contains("box-help") || event.newState !== "open") return;
+    const name = table.querySelector(`[popovertarget="${help.id}"]`);
+    if (!name) return;
+    const at = name.getBoundingClientRect();
+    const width = help.offsetWidth;
+    const height = help.offsetHeight;
+    const left = Math.max(8, Math.min(at.left, innerWidth - width - 8));
+    const below = at.bottom + 6;
+    const top = below + height <= innerHeight - 8 ? below : Math.max(8, at.top - height - 6);
+    Object.assign(help.style, { margin: "0", left: `${left}px`, top: `${top}px` });
+  }, true);
+
   function sameSet(a, b) {
     return a.length === b.size && a.every((i) => b.has(i));
   }
