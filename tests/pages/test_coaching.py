@@ -95,7 +95,8 @@ def test_every_box_name_opens_the_rule_the_rules_page_gives_it(lang: str):
     body = html.split("<tbody>")[1].split("</tbody>")[0]
     for key in get_ruleset("yacht").category_keys:
         assert (
-            f'<button type="button" class="box-name-button" popovertarget="box-help-{key}" popovertargetaction="show">' in body
+            f'<button type="button" class="box-name-button" popovertarget="box-help-{key}"'
+            ' popovertargetaction="show">' in body
         )
         assert f'id="box-help-{key}" popover>' in body
     rule = render_to_string(
