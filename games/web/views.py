@@ -183,8 +183,12 @@ def coach_on(session: SessionBase) -> bool:
 
 @require_POST
 def coach(request: HttpRequest) -> HttpResponse:
-    """Turn "Teach me" on (``on=1``) or off for this browser's session."""
-    request.session[COACH_KEY] = request.POST.get("on") == "1"
+    """Turn "Teach me" on (``on=1``) or off for this browser's session.
+
+    Only a guest (who has taken a seat) has a table to be coached at: anyone
+    else is answered the same but gets no session row of their own."""
+    if guest_id_of(request.session):
+        request.session[COACH_KEY] = request.POST.get("on") == "1"
     return HttpResponse(status=204)
 
 

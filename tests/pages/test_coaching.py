@@ -65,6 +65,12 @@ def test_teach_me_is_kept_per_session_either_way():
     assert coach_setting(page(bo, new_game(bo))) == "1"
 
 
+def test_setting_teach_me_without_a_seat_makes_no_session():
+    visitor = Client()
+    assert visitor.post("/en/coach/", {"on": "1"}).status_code == 204
+    assert "sessionid" not in visitor.cookies
+
+
 def test_the_toggle_is_never_shown_to_a_spectator():
     ana = Client()
     game = new_game(ana, seats="2", opponents="solid")
