@@ -80,7 +80,7 @@ def test_the_toggle_is_never_shown_to_a_spectator():
     assert coach_setting(html) == "0"
 
 
-def test_with_another_person_the_toggle_shows_only_where_hints_are_on():
+def test_with_another_person_the_toggle_shows_only_where_hints_are_on_and_on_ones_turn():
     for hints, shown in (("", False), ("on", True)):
         ana = Client()
         fields = {"seats": "2", **({"hints": hints} if hints else {})}
@@ -88,8 +88,9 @@ def test_with_another_person_the_toggle_shows_only_where_hints_are_on():
         bo = Client()
         bo.post(f"/en/g/{game.token}/join/", {"name": "Bo"})
         services.game_start(token=game.token, guest_id=ana.session[GUEST_KEY])
-        for player in (ana, bo):
-            assert ("data-coach-toggle" in page(player, game)) is shown
+        assert ("data-coach-toggle" in page(ana, game)) is shown
+        # Coaching is for the player to move: Bo waits his turn.
+        assert "data-coach-toggle" not in page(bo, game)
         assert "data-coach-toggle" not in page(Client(), game)
 
 
