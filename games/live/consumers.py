@@ -30,7 +30,7 @@ from games.play import botplay, services, turnclock
 from games.play.actions import BadMessage, Declaration, parse
 from games.present import viewcache
 from games.present.messages import error_message
-from games.present.rendering import chat_lines_html, hint_message
+from games.present.rendering import chat_lines_html, coach_message, hint_message
 from games.rules import GameError
 from games.store import dbthreads
 from games.store.selectors import (
@@ -339,6 +339,8 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
             await self.answer_sync(asked=fields.get("version"), current=result)
         elif declaration.answer == "hint":
             await self.send(text_data=json.dumps(hint_message(result, self.language)))
+        elif declaration.answer == "coach":
+            await self.send(text_data=json.dumps(coach_message(result, self.language)))
 
     async def answered_from_memory(self, asked: int | None) -> bool:
         """Answer a ``sync`` asked again within ``SYNC_READS_EVERY`` of the

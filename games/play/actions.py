@@ -131,9 +131,10 @@ class Field:
 # "current": a short "current" message if the sender shows the game's version,
 # else the current table, to the sender only;
 # "hint": the advisor's answer, to the sender only;
+# "coach": one line on why the advisor's choice is best, to the sender only;
 # "chat": nothing of its own; the line reaches every socket of the game (the
 # sender's too) as a ``chat`` message, and the game's version does not change.
-Answer = Literal["push", "table", "current", "hint", "chat"]
+Answer = Literal["push", "table", "current", "hint", "coach", "chat"]
 
 
 @dataclass(frozen=True)
@@ -267,6 +268,14 @@ DECLARATIONS: tuple[Declaration, ...] = (
         selectors.game_hint,
         "hint",
         "in a game with hints on, the player to move, after a roll: the advisor's figures",
+    ),
+    Declaration(
+        "coach",
+        (),
+        selectors.game_coach,
+        "coach",
+        "the player to move, after a roll, in a game with hints on or no other person "
+        "seated: one line on why the advisor's choice is best",
     ),
     Declaration(
         "chat",

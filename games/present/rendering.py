@@ -21,6 +21,7 @@ from django.conf import settings
 from django.template import engines
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.formats import number_format
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import ngettext, pgettext, pgettext_lazy
@@ -29,8 +30,18 @@ from games.models import BOT_LEVELS, BOT_PACES
 from games.play.chat import PHRASES, REACTION_SVG, REACTIONS
 from games.present.charts import round_top
 from games.present.labels import category_name, ruleset_name
-from games.rules import UPPER_KEYS, allowed_actions, get_ruleset
-from games.store.selectors import Advice, ChatLine, SeatSnapshot, Snapshot, seen_by, snapshot_table
+from games.present.rules_pages import LANGUAGES as RULES_LANGUAGES
+from games.present.rules_pages import best_box, box_how
+from games.rules import UPPER_KEYS, allowed_actions, coachable, get_ruleset
+from games.store.selectors import (
+    Advice,
+    ChatLine,
+    Coaching,
+    SeatSnapshot,
+    Snapshot,
+    seen_by,
+    snapshot_table,
+)
 from yachtsite.jinja2 import catalog, in_language, words
 
 if TYPE_CHECKING:
@@ -131,7 +142,7 @@ def avatar(order: int, name: str) -> SafeString:
 
 
 @lru_cache(maxsize=64)
-def _box_names(ruleset: str, language: str | None) -> dict[str, tuple[str, str]]:
+def _box_names(ruleset: str, language: str | None) -> dict[str, tuple[SafeString, str]]:
     """A rule set's box names in one language, each with the words a screen
     reader hears after a box's points ("score in …"), both escaped for HTML
     and read-only: the same on every push of every game of that rule set,
@@ -139,9 +150,32 @@ def _box_names(ruleset: str, language: str | None) -> dict[str, tuple[str, str]]
     with translation.override(language):
         names = {key: category_name(ruleset, key) for key in get_ruleset(ruleset).category_keys}
         return {
-            key: (escape(name), escape(_("— score in %(box)s") % {"box": name}))
+            key: (
+                _box_name(ruleset, key, name, language),
+                escape(_("— score in %(box)s") % {"box": name}),
+            )
             for key, name in names.items()
         }
+
+
+def _box_name(ruleset: str, key: str, name: str, language: str | None) -> SafeString:
+    """A row's box name as a button that opens the box's rule: the rules
+    page's own paragraph for it, in the reader's language, in a native
+    popover (a tap on a phone, a click or Enter on a desk; the page adds
+    hover)."""
+    lang = language if language in RULES_LANGUAGES else "en"
+    rule = render_to_string(
+        f"rules/{lang}/boxes/{box_how(ruleset, key)}.html",
+        {"part": "text", "box": {"best": best_box(ruleset, key)}},
+    )
+    return format_html(
+        '<button type="button" class="box-name-button"'
+        ' popovertarget="box-help-{key}" popovertargetaction="show">{name}</button>'
+        '<div class="box-help" id="box-help-{key}" popover><strong>{name}</strong>{rule}</div>',
+        key=key,
+        name=name,
+        rule=mark_safe(rule.strip()),
+    )
 
 
 def _rows(
@@ -335,7 +369,8 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
     # The controls are the actions the rules allow this viewer now. A stalled
     # turn's "let a bot play" is shown as if the grace period were over: the
     # page wakes its button up when it is (and the server checks the time).
-    can = allowed_actions(snapshot_table(snap, absent=True), me)
+    seen = snapshot_table(snap, absent=True)
+    can = allowed_actions(seen, me)
     held = set(snap["held"])
     # Holding is part of the next roll, so it is allowed when a reroll is.
     can_hold = "hold" in can
@@ -381,6 +416,9 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "can": {name: True for name in can},
         "spectator": me is None,
         "my_turn": my_turn,
+        # Whether this viewer's page may ask for coaching: the line itself
+        # comes per step, to them only ("coach"), when they turned it on.
+        "coachable": playing and coachable(seen, me),
         "clocked_out": clocked_out,
         "current": current,
         "seats": seats,
@@ -576,6 +614,70 @@ def hint_message(advice: Advice, language: str) -> dict[str, Any]:
             "games/partials/hint.html", {"advice": advice, "boxes": rows, "holds": advice["holds"]}
         )
     return {"type": "hint", "version": advice["version"], "html": html}
+
+
+# Below this, two choices are worth the same to a player (it prints as 0.0).
+EVEN = 0.05
+
+
+def coach_line(coaching: Coaching) -> str:
+    """The coaching line in the active language: one reason, its figures the
+    advisor's (``games.solver.coach``)."""
+    ruleset = coaching["ruleset"]
+    names = [category_name(ruleset, key) for key in coaching["boxes"]]
+    keep = coaching["keep"]
+    loss = coaching["loss"]
+    words = {
+        "box": names[0] if names else "",
+        "other": names[1] if len(names) > 1 else "",
+        "dice": ", ".join(str(d) for d in keep),
+        "points": coaching["points"],
+        "loss": number_format(round(loss, 1), 1),
+    }
+    kind = coaching["kind"]
+    if kind == "keep_boxes" and len(names) > 1:
+        line = ngettext(
+            "Hold %(dice)s: %(box)s and %(other)s both want it.",
+            "Hold %(dice)s: %(box)s and %(other)s both want them.",
+            len(keep),
+        )
+    elif kind == "keep_boxes":
+        line = ngettext(
+            "Hold %(dice)s: it serves %(box)s best.",
+            "Hold %(dice)s: they serve %(box)s best.",
+            len(keep),
+        )
+    elif kind == "keep_bonus":
+        line = _("Hold %(dice)s for %(box)s: the upper bonus is still open.")
+    elif kind == "keep_best":
+        line = _("Hold %(dice)s: no box wants exactly these, but they aim best at %(box)s.")
+    elif kind == "reroll_all":
+        line = _("Roll all five again: scoring now would lose %(loss)s points on average.")
+    elif kind == "score_stop":
+        line = _(
+            "Score %(points)s in %(box)s now: another roll would lose %(loss)s points on average."
+        )
+    elif kind == "score_only":
+        line = _("Score %(points)s in %(box)s: it is the only box these dice may go in.")
+    elif loss < EVEN:
+        line = _("Score %(points)s in %(box)s: %(other)s is worth as much.")
+    elif kind == "score_zero":
+        line = _(
+            "Take the zero in %(box)s: it costs least; "
+            "%(other)s would cost %(loss)s points more on average."
+        )
+    else:
+        line = _(
+            "Score %(points)s in %(box)s: %(other)s, the next best, "
+            "would lose %(loss)s points on average."
+        )
+    return line % words
+
+
+def coach_message(coaching: Coaching, language: str) -> dict[str, Any]:
+    """The coaching line, for the player who asked only."""
+    with translation.override(language):
+        return {"type": "coach", "version": coaching["version"], "text": coach_line(coaching)}
 
 
 def dice_faces(dice: tuple[int, ...] | list[int]) -> SafeString:

@@ -10,6 +10,7 @@ disagree with ``games.rules.score``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from itertools import combinations_with_replacement
 
 from games.present.labels import category_name
@@ -139,7 +140,8 @@ def _example(ruleset: str, dice: tuple[int, ...], key: str) -> Example:
     return Example(dice, key, category_name(ruleset, key), score(ruleset, key, dice))
 
 
-def _how(ruleset: str, key: str) -> str:
+def box_how(ruleset: str, key: str) -> str:
+    """Which explanation (templates/rules/<lang>/boxes/<how>.html) a box of a rule set has."""
     if key in UPPER_KEYS:
         return "upper"
     return _HOW[ruleset].get(key) or _HOW_EVERYWHERE[key]
@@ -157,7 +159,7 @@ def box_groups(ruleset: str) -> list[BoxGroup]:
     lower = [
         BoxGroup(
             id=f"box-{key}",
-            how=_how(ruleset, key),
+            how=box_how(ruleset, key),
             names=(category_name(ruleset, key),),
             examples=tuple(_example(ruleset, dice, key) for dice in _EXAMPLE_DICE[key]),
             best=best_box(ruleset, key),
@@ -209,6 +211,7 @@ def joker_examples(ruleset: str) -> list[JokerExample]:
 _ALL_ROLLS = tuple(combinations_with_replacement(range(1, 7), 5))
 
 
+@cache
 def best_box(ruleset: str, key: str) -> int:
     return max(score(ruleset, key, dice) for dice in _ALL_ROLLS)
 
@@ -231,7 +234,7 @@ def table_rows(ruleset: str) -> list[TableRow]:
         TableRow(
             key,
             category_name(ruleset, key),
-            _how(ruleset, key),
+            box_how(ruleset, key),
             best_box(ruleset, key),
             RULESETS[ruleset].category(key).upper_face,
         )

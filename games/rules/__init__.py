@@ -34,6 +34,7 @@ from .permissions import (
     Status,
     Table,
     allowed_actions,
+    coachable,
     refusal,
     require,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "allowed_actions",
     "apply",
     "box_value",
+    "coachable",
     "get_ruleset",
     "joker_boxes",
     "new_duplicate",

@@ -34,6 +34,7 @@ ActionName = Literal[
     "hand_to_bot",
     "take_back",
     "hint",
+    "coach",
     "chat",
     "spectator_chat",
     "bot_pace",
@@ -221,6 +222,24 @@ def _hint(table: Table, seat: int | None, stale: bool) -> str | None:
     return _score(table, seat, stale)
 
 
+def coachable(table: Table, seat: int | None) -> bool:
+    """The advisor may coach ``seat`` in this game: hints are on for everyone,
+    or no other person sits at the table (solitaire, or only bots), so the
+    coaching helps nobody against another person. Never in a duplicate game,
+    where everyone plays the same dice for a comparable score."""
+    if table.turns is not None or not _seated(table, seat):
+        return False
+    return table.hints or not any(
+        other.person for order, other in enumerate(table.seats) if order != seat
+    )
+
+
+def _coach(table: Table, seat: int | None, stale: bool) -> str | None:
+    if not coachable(table, seat):
+        return "hints_off"
+    return _score(table, seat, stale)
+
+
 def _chat(table: Table, seat: int | None, stale: bool) -> str | None:
     if _seated(table, seat):
         return None
@@ -251,6 +270,7 @@ CHECKS: dict[ActionName, Check] = {
     "hand_to_bot": _hand_to_bot,
     "take_back": _take_back,
     "hint": _hint,
+    "coach": _coach,
     "chat": _chat,
     "spectator_chat": _spectator_chat,
     "bot_pace": _bot_pace,

@@ -67,6 +67,15 @@ def _cards(games: list[Game]) -> dict[int, dict[int, rules.Scorecard]]:
     }
 
 
+def has_finished_a_game(guest_id: str | None) -> bool:
+    """This guest has played a game to its end (the coaching of a first game
+    stops once they have)."""
+    return (
+        bool(guest_id)
+        and Game.objects.filter(status=Game.Status.FINISHED, players__guest_id=guest_id).exists()
+    )
+
+
 def guest_games(
     guest_id: str, *, unfinished: bool = False, limit: int = GAMES_LISTED
 ) -> list[MyGame]:

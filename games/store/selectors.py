@@ -923,6 +923,45 @@ def game_hint(*, token: str, guest_id: str) -> Advice:
     }
 
 
+class Coaching(TypedDict):
+    version: int
+    ruleset: str
+    # games.solver.coach.Reason's fields, or None before the turn's first roll.
+    kind: str
+    boxes: list[str]
+    keep: list[int]
+    points: int
+    loss: float
+
+
+def game_coach(*, token: str, guest_id: str) -> Coaching:
+    """Why the advisor's choice is best, for the player to move in a game
+    where the advisor may coach them (``rules.coachable``)."""
+    from games.solver import get_table
+    from games.solver.coach import reason
+
+    game = game_by_token(token)
+    if game is None:
+        raise rules.GameError("no_such_game")
+    players = game_players(game)
+    me = seat_among(players, guest_id)
+    state = game_state(game, players) if game.status != Game.Status.LOBBY else None
+    rules.require(rules_table(game, players, state), me.order if me else None, "coach")
+    assert me is not None and state is not None
+    why = reason(get_table(game.ruleset), state)
+    # "coach" needs a roll, and the chooser answers every rolled state.
+    assert why is not None
+    return {
+        "version": game.version,
+        "ruleset": game.ruleset,
+        "kind": why.kind,
+        "boxes": list(why.boxes),
+        "keep": list(why.keep),
+        "points": why.points,
+        "loss": why.loss,
+    }
+
+
 def game_roll_players(game: Game) -> dict[int, str]:
     """The name of who rolled, by the version of the roll."""
     rows = game.moves.filter(kind=Move.Kind.ROLL).values_list("version", "player__name")

@@ -12,6 +12,7 @@ urlpatterns = [
     path("g/<token:token>/verify.json", verify_views.verify_json, name="verify_json"),
     path("daily/", daily_views.daily_page, name="daily"),
     path("daily/<str:day>/", daily_views.daily_board_page, name="daily_board"),
+    path("coach/", views.coach, name="coach"),
     path("my/games/", views.my_games, name="my_games"),
     path("my/stats/", views.my_stats, name="my_stats"),
     path("rules/", views.rules_page, name="rules"),

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.sessions.backends.base import SessionBase
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import get_template
@@ -144,6 +145,9 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
     )
     # A duplicate round shows this viewer only what is theirs to see.
     table = table_context(seen_by(snap, me), me)
+    coach = False
+    if table["coachable"] or (me is not None and game.status == Game.Status.LOBBY):
+        coach = coach_on(request.session)
     context = {
         "game": game,
         # No language in the link: each friend who opens it lands in their own.
@@ -157,12 +161,37 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
         # What each socket may send (a burst, then a steady rate): the page
         # keeps within it rather than be cut off for sending faster.
         "pace_burst": settings.YACHT_SOCKET_MESSAGE_BURST,
+        # "Teach me": on for a first game, then as the player last set it.
+        "coach": coach,
         "pace_rate": settings.YACHT_SOCKET_MESSAGES_PER_SECOND,
         **table,
         "table_html": table_html(table),
         **chat_panel_context(snap, me, game_chat_lines(game.token)),
     }
     return render(request, "games/game.html", context)
+
+
+COACH_KEY = "coach"
+
+
+def coach_on(session: SessionBase) -> bool:
+    """Whether this browser's player wants the coaching line: as they last
+    set it, else on until they have finished a game."""
+    chosen = session.get(COACH_KEY)
+    if chosen is not None:
+        return bool(chosen)
+    return not records.has_finished_a_game(guest_id_of(session))
+
+
+@require_POST
+def coach(request: HttpRequest) -> HttpResponse:
+    """Turn "Teach me" on (``on=1``) or off for this browser's session.
+
+    Only a guest (who has taken a seat) has a table to be coached at: anyone
+    else is answered the same but gets no session row of their own."""
+    if guest_id_of(request.session):
+        request.session[COACH_KEY] = request.POST.get("on") == "1"
+    return HttpResponse(status=204)
 
 
 @require_GET

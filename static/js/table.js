@@ -11,12 +11,18 @@
   const soundButton = root.querySelector("[data-sound]");
   const icon = document.querySelector('link[rel="icon"]');
   const announcer = root.querySelector("[data-announce]");
+  const coachAnnouncer = root.querySelector("[data-coach-announce]");
   const connection = root.querySelector("[data-connection]");
   const connectionText = connection.querySelector(".connection-text");
   const chat = root.querySelector("[data-chat]");
   const chatLog = chat?.querySelector("[data-chat-log]");
 
   let shown = Number(root.dataset.version) || 0;
+  // "Teach me": the coaching line of the hand shown (dice and rolls used),
+  // asked once per step and kept across pushes that leave the hand as it is.
+  let coachOn = root.dataset.coach === "1";
+  let coachHand = "";
+  let coachText = "";
   // The dice the server says are held, and the ones this player wants held:
   // a click shows at once, and the push that tells everyone confirms it.
   let serverHolds = new Set(currentHolds());
@@ -180,6 +186,14 @@
       sendNext();
       return;
     }
+    if (message.type === "coach") {
+      if (message.version === shown && coachHand === shownHand) {
+        coachText = message.text;
+        showCoach();
+        coachAnnouncer.textContent = message.text;
+      }
+      return;
+    }
     if (message.type === "hint") {
       const slot = hintSlot();
       if (message.version === shown && slot) {
@@ -259,6 +273,7 @@
     showTitle();
     showHolds();
     showSkip();
+    askCoach();
     tickClock();
     showAbsent();
     placeFocus(focused, inTable || (engaged && document.activeElement === document.body), changed);
@@ -291,6 +306,77 @@
     skip.hidden = skipped;
     table.firstElementChild?.toggleAttribute("data-skipped", skipped);
   }
+
+  // The line is this player's alone: asked for on their turn, after a roll,
+  // when the table offers coaching (the toggle is there) and it is on.
+  function coachable() {
+    const turn = table.querySelector("[data-my-turn]");
+    return coachOn && table.querySelector("[data-coach-toggle]") && turn && turn.dataset.myTurn !== "0";
+  }
+
+  function askCoach() {
+    if (!coachable()) {
+      coachHand = "";
+      coachText = "";
+    } else if (coachHand !== shownHand) {
+      coachHand = shownHand;
+      coachText = "";
+      send({ action: "coach" });
+    }
+    showCoach();
+  }
+
+  function showCoach() {
+    table.querySelector("[data-coach-toggle]")?.setAttribute("aria-pressed", String(coachOn));
+    const line = table.querySelector("[data-coach-line]");
+    if (!line) return;
+    line.textContent = coachOn ? coachText : "";
+    line.hidden = !(coachOn && coachText);
+  }
+
+  function toggleCoach() {
+    coachOn = !coachOn;
+    root.dataset.coach = coachOn ? "1" : "0";
+    const body = new FormData();
+    body.append("on", coachOn ? "1" : "0");
+    fetch(root.dataset.coachUrl, {
+      method: "POST", body, headers: { "X-CSRFToken": root.dataset.csrf }, credentials: "same-origin",
+    }).catch(() => {});
+    coachHand = "";
+    if (!coachOn) coachAnnouncer.textContent = "";
+    askCoach();
+  }
+
+  // A box's name opens its rule on a tap or a click (the native popover);
+  // a mouse resting on it opens it too, and leaving closes it.
+  table.addEventListener("pointerover", (event) => {
+    const name = event.target.closest(".box-name-button");
+    if (!name || event.pointerType !== "mouse") return;
+    const help = document.getElementById(name.getAttribute("popovertarget"));
+    if (help && !help.matches(":popover-open")) help.showPopover();
+  });
+  table.addEventListener("pointerout", (event) => {
+    const name = event.target.closest(".box-name-button");
+    if (!name || event.pointerType !== "mouse" || name.contains(event.relatedTarget)) return;
+    const help = document.getElementById(name.getAttribute("popovertarget"));
+    if (help?.matches(":popover-open")) help.hidePopover();
+  });
+
+  // An open rule sits just under its name (above it when the name is low on
+  // the screen), inside the window: centred, it covered the row it explains.
+  table.addEventListener("toggle", (event) => {
+    const help = event.target;
+    if (!help.classList?.contains("box-help") || event.newState !== "open") return;
+    const name = table.querySelector(`[popovertarget="${help.id}"]`);
+    if (!name) return;
+    const at = name.getBoundingClientRect();
+    const width = help.offsetWidth;
+    const height = help.offsetHeight;
+    const left = Math.max(8, Math.min(at.left, innerWidth - width - 8));
+    const below = at.bottom + 6;
+    const top = below + height <= innerHeight - 8 ? below : Math.max(8, at.top - height - 6);
+    Object.assign(help.style, { margin: "0", left: `${left}px`, top: `${top}px` });
+  }, true);
 
   function sameSet(a, b) {
     return a.length === b.size && a.every((i) => b.has(i));
@@ -652,6 +738,10 @@
   // that control is left alone.
   let firstClick = null;
   root.addEventListener("click", (event) => {
+    if (event.target.closest("[data-coach-toggle]")) {
+      toggleCoach();
+      return;
+    }
     const fold = event.target.closest("[data-fold]");
     if (fold) {
       if (openFolds.has(fold.dataset.fold)) openFolds.delete(fold.dataset.fold);
@@ -695,5 +785,6 @@
 
   showSound();
   showAbsent();
+  showCoach();
   connect();
 })();

@@ -76,15 +76,29 @@ def test_on_a_phone_a_whole_score_row_is_the_target_and_at_least_44_px_tall(new_
         rect = row.bounding_box()
         assert rect is not None
         assert rect["height"] >= 44, rect
-        # Anywhere on the row, from the box's name to the last seat's cell,
-        # a tap lands on the row's one button.
+        # Anywhere on the row but the box's name, from the name's cell to
+        # the last seat's cell, a tap lands on the row's one button; the name
+        # itself opens the box's rule and never scores.
         y = rect["y"] + rect["height"] / 2
-        for x in (rect["x"] + 12, rect["x"] + rect["width"] / 2, rect["x"] + rect["width"] - 6):
+        key = box.get_attribute("data-category")
+        name = row.locator(".box-name-button").bounding_box()
+        assert name is not None
+        beside_name = name["x"] + name["width"] + 2
+        if beside_name < rect["x"] + rect["width"] / 2 - 40:
+            points = [beside_name, rect["x"] + rect["width"] / 2, rect["x"] + rect["width"] - 6]
+        else:
+            points = [rect["x"] + rect["width"] / 2, rect["x"] + rect["width"] - 6]
+        for x in points:
             hit = page.evaluate(
                 "([x, y]) => document.elementFromPoint(x, y)?.closest('.box')?.dataset.category",
                 [x, y],
             )
-            assert hit == box.get_attribute("data-category"), (x, y)
+            assert hit == key, (x, y)
+        on_name = page.evaluate(
+            "([x, y]) => document.elementFromPoint(x, y)?.getAttribute('popovertarget')",
+            [name["x"] + 4, name["y"] + name["height"] / 2],
+        )
+        assert on_name == f"box-help-{key}"
     # One button per row, named by its points and its box.
     first = boxes.first
     expect(first).to_have_accessible_name(re.compile(r"^\d+ — score in \S"))

@@ -175,7 +175,9 @@ def test_the_table_mid_turn_is_translated_for_the_player_and_the_one_waiting(lan
     mine = ana.get(f"/{lang}/g/{game.token}/").content.decode()
     check_page(mine, lang, EXPECTED[lang]["my_turn"])
     boxes = re.findall(
-        r'<th scope="row">([^<]+)</th>', mine.split("<tbody>")[1].split("</tbody>")[0]
+        r'<th scope="row"><button type="button" class="box-name-button"'
+        r' popovertarget="box-help-\w+" popovertargetaction="show">([^<]+)</button>',
+        mine.split("<tbody>")[1].split("</tbody>")[0],
     )
     assert boxes == YACHT_BOXES[lang]
     theirs = bo.get(f"/{lang}/g/{game.token}/").content.decode()

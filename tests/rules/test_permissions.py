@@ -58,9 +58,15 @@ def test_the_player_to_move_may_roll_then_also_hold_score_and_ask_for_a_hint() -
         "hold",
         "score",
         "hint",
+        "coach",
         "sync",
     }
-    assert allowed_actions(playing(rolls=3, hints=True), 0) - TALK == {"score", "hint", "sync"}
+    assert allowed_actions(playing(rolls=3, hints=True), 0) - TALK == {
+        "score",
+        "hint",
+        "coach",
+        "sync",
+    }
     assert allowed_actions(playing(rolls=1), 1) - TALK == {"sync"}
 
 
@@ -93,6 +99,23 @@ def test_each_refusal_names_its_first_reason(
     assert refusal(table, seat, action, version=version) == code
     with pytest.raises(rules.GameError, match=code):
         rules.require(table, seat, action, version=version)
+
+
+def test_the_advisor_coaches_only_where_it_helps_no_one_against_another_person() -> None:
+    alone = playing(rolls=1, seats=(Seat(person=True), Seat(person=False, bot="solid")))
+    assert refusal(alone, 0, "coach") is None
+    assert refusal(playing(rolls=1, seat_count=1, seats=(Seat(person=True),)), 0, "coach") is None
+    # Another person at the table, hints off: coaching would be a hint they cannot ask for.
+    assert refusal(playing(rolls=1), 0, "coach") == "hints_off"
+    assert refusal(playing(rolls=1, hints=True), 0, "coach") is None
+    # A duplicate game is a contest on the same dice: no coaching, hints or not.
+    duplicate = replace(alone, hints=True, turns=(alone.game, None))
+    assert refusal(duplicate, 0, "coach") == "hints_off"
+    # Only the player to move, after a roll; never a spectator.
+    assert refusal(replace(alone, game=playing().game), 0, "coach") == "must_roll_first"
+    assert refusal(playing(rolls=1, hints=True), 1, "coach") == "not_your_turn"
+    assert refusal(playing(rolls=1, hints=True), None, "coach") == "hints_off"
+    assert not rules.coachable(playing(rolls=1, hints=True), None)
 
 
 def test_a_spectator_hears_it_is_watching_before_it_hears_the_version_is_old() -> None:

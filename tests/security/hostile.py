@@ -58,6 +58,7 @@ class Stats:
     rejected: int = 0
     accepted: int = 0
     hints: int = 0
+    coached: int = 0
     floods: int = 0
     reconnect_floods: int = 0
     codes: dict[str, int] = field(default_factory=dict)
@@ -71,6 +72,7 @@ class Stats:
 ACCEPT = "accept"  # a new version, pushed to every socket of the game
 TABLE = "table"  # the current table, to the sender only
 HINT = "hint"  # the advisor's answer, to the sender only
+COACH = "coach"  # the coaching line, to the sender only
 CURRENT = "current"  # "you show the game's version", to the sender only
 NOTHING = "nothing"  # no answer at all (a repeated rematch)
 CHAT = "chat"  # a chat line, to every socket of the game (the sender's too)
@@ -360,6 +362,8 @@ def expect_action(table: Table, sock: Sock, message: dict[str, Any]) -> Outcome:
         return Outcome(CURRENT if message.get("version") == table.version else TABLE)
     if declaration.answer == "hint":
         return Outcome(HINT)
+    if declaration.answer == "coach":
+        return Outcome(COACH)
     if declaration.name == "rematch" and table.rematched:
         return Outcome(NOTHING)
     if declaration.answer == "chat":
@@ -647,7 +651,7 @@ def legal_message(draw: st.DrawFn, table: Table, sock: Sock) -> dict[str, Any]:
     if aside == 1 or (table.bots[state.current] and aside < 5):
         return {"action": "take_back"}
     if aside == 2 and state.rolls:
-        return {"action": "hint"}
+        return {"action": draw(st.sampled_from(["hint", "coach"]))}
     if aside == 3:
         return {"action": "chat", "text": draw(JUNK_TEXT)}
     if aside == 4 and draw(st.integers(0, 2)) == 0:
@@ -757,9 +761,15 @@ class Crowd:
         raw = await sock.ws.receive_from(timeout=ANSWER_TIMEOUT)
         message = json.loads(raw)
         assert isinstance(message, dict), raw[:300]
-        assert message.get("type") in ("table", "error", "hint", "current", "chat", "chat_log"), (
-            raw[:300]
-        )
+        assert message.get("type") in (
+            "table",
+            "error",
+            "hint",
+            "coach",
+            "current",
+            "chat",
+            "chat_log",
+        ), raw[:300]
         return message
 
     def check_table(self, message: dict[str, Any], table: Table, sock: Sock) -> None:
@@ -844,6 +854,11 @@ class Crowd:
             assert hint["type"] == "hint" and hint["version"] == table.version, hint
             assert "Traceback" not in hint["html"]
             self.stats.hints += 1
+        elif outcome.kind == COACH:
+            coach = await self.receive(sock)
+            assert coach["type"] == "coach" and coach["version"] == table.version, coach
+            assert coach["text"] and "%(" not in coach["text"], coach
+            self.stats.coached += 1
         elif outcome.kind == NOTHING:
             # Nothing to answer, but the server must still be answering.
             await sock.ws.send_to(text_data='{"action": "sync"}')

@@ -83,7 +83,8 @@ def test_hostile_messages_from_every_kind_of_sender_never_break_a_rule_or_a_row(
     elapsed = time.monotonic() - started
     print(
         f"\nhostile sockets: {stats.tried} messages tried, {stats.rejected} rejected, "
-        f"{stats.accepted} accepted, {stats.hints} hints, {stats.floods} floods cut off, "
+        f"{stats.accepted} accepted, {stats.hints} hints, {stats.coached} coaching lines, "
+        f"{stats.floods} floods cut off, "
         f"{stats.reconnect_floods} reconnect floods cut off, "
         f"{stats.tried / elapsed:.0f} messages/s; codes {sorted(stats.codes.items())}; "
         f"accepted by action {sorted(stats.took.items())}"
@@ -100,6 +101,7 @@ def test_hostile_messages_from_every_kind_of_sender_never_break_a_rule_or_a_row(
         changes = {d.name for d in DECLARATIONS if d.answer in ("push", "chat")}
         assert set(stats.took) == changes, stats.took
         assert stats.hints, "no hint was ever given"
+        assert stats.coached, "no coaching line was ever given"
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert not errors, [r.getMessage() for r in errors[:5]]
     # Every kind of refusal was exercised, not just the easy ones.
