@@ -473,12 +473,14 @@ def _duplicate(snap: Snapshot, me: int | None) -> dict[str, Any] | None:
         }
         for r in dup["results"]
     ]
+    # Alone (the daily challenge), there is nobody to compare a round with.
+    alone = snap["seat_count"] == 1
     return {
         "round": dup["round"],
         "title": title,
-        "progress": progress if snap["status"] == "playing" else [],
+        "progress": progress if snap["status"] == "playing" and not alone else [],
         "results_round": dup["results_round"],
-        "results": results,
+        "results": [] if alone else results,
         "perfect": dup["perfect"],
         "daily": dup["daily"],
     }

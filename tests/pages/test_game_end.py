@@ -16,7 +16,7 @@ from games.store import records
 from games.store.selectors import game_review, game_snapshot
 from games.web.guests import GUEST_KEY
 from tests import factories
-from tests.pages.test_daily import play_to_the_end
+from tests.pages.test_daily import BOXES, play_to_the_end
 
 pytestmark = pytest.mark.django_db
 
@@ -126,6 +126,13 @@ def test_the_daily_ends_with_its_place_on_the_days_board_and_no_rematch(client):
     result = result_of(client.get(f"/en/g/{ana.token}/").content.decode())
     assert "Rematch" not in result
     assert "Final score" in result and "wins" not in result
+    # Nobody to compare a round with, and no "played" chip during the day either.
+    assert "side by side" not in result
+    other = daily.daily_enter(guest_id="cy", name="Cy", address="192.0.2.3")
+    other = play_to_the_end(other, "cy", BOXES[:2])
+    playing = as_guest(client, "cy").get(f"/en/g/{other.token}/").content.decode()
+    assert "fold-chip" not in playing and "side by side" not in playing
+    as_guest(client, "ana")
     assert f'data-end-line="/en/g/{ana.token}/end/"' in result
     line = client.get(f"/en/g/{ana.token}/end/").content.decode()
     assert f"Place {place} of 2 on the day's board" in line
