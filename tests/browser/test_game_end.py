@@ -28,7 +28,9 @@ RECORD_COUNT = """() => {
   new MutationObserver(() => {
     const number = document.querySelector(".result-title [data-count-up]");
     if (number) window.counted.push(number.textContent);
-  }).observe(document.getElementById("table"), { subtree: true, childList: true, characterData: true });
+  }).observe(document.getElementById("table"), {
+    subtree: true, childList: true, characterData: true,
+  });
 }"""
 
 
