@@ -43,7 +43,9 @@ def test_a_solitaire_ends_with_its_final_score_and_no_place_and_no_win(client):
     game = finished(1)
     total = game_snapshot(game)["seats"][0]["total"]
     result = result_of(as_guest(client, "ana").get(f"/en/g/{game.token}/").content.decode())
-    title = re.sub(r"<[^>]+>|\s+", " ", re.search(r"<h2.*?</h2>", result, re.S).group(0))
+    heading = re.search(r"<h2.*?</h2>", result, re.S)
+    assert heading is not None
+    title = re.sub(r"<[^>]+>|\s+", " ", heading.group(0))
     assert " ".join(title.split()) == f"Final score {total}"
     assert f'data-count-up="{total}"' in result
     assert "wins" not in result
@@ -120,6 +122,7 @@ def test_the_end_line_says_nothing_to_a_spectator_and_waits_for_the_end(client):
 def test_the_daily_ends_with_its_place_on_the_days_board_and_no_rematch(client):
     play_to_the_end(daily.daily_enter(guest_id="bo", name="Bo", address="192.0.2.2"), "bo")
     ana = play_to_the_end(daily.daily_enter(guest_id="ana", name="Ana", address="192.0.2.1"), "ana")
+    assert ana.daily is not None
     board = daily.daily_board(ana.daily)
     place = next(r.place for r in board.rows if r.token == ana.token)
     as_guest(client, "ana")
