@@ -68,6 +68,9 @@ def test_what_the_end_says_of_winning_agrees_with_my_stats(client):
     html = as_guest(client, "ana").get(f"/en/g/{solo.token}/").content.decode()
     assert "wins" not in result_of(html)
     assert records.guest_stats("ana")[0].wins == 0
+    listed = client.get("/en/my/games/").content.decode()
+    total = game_snapshot(solo)["seats"][0]["total"]
+    assert f"Final score {total}" in listed and "Place 1" not in listed
     duel = finished(2)
     winners = game_snapshot(duel)["winners"]
     html = client.get(f"/en/g/{duel.token}/").content.decode()
