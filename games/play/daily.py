@@ -66,6 +66,15 @@ def daily_entry_of(challenge: DailyChallenge, guest_id: str) -> DailyEntry | Non
     return challenge.entries.filter(guest_id=guest_id).select_related("game").first()
 
 
+def daily_entry_today(guest_id: str) -> DailyEntry | None:
+    """This guest's entry of today's challenge, if any (one read, only for a
+    browser that has a guest id), without making the day's challenge."""
+    if not guest_id:
+        return None
+    entries = DailyEntry.objects.filter(challenge__day=today(), guest_id=guest_id)
+    return entries.select_related("game").first()
+
+
 def network_key(day: date, address: str) -> str:
     """What an entry keeps of its address: a hash, keyed with the site's
     secret and the day, of the address's group. Equal for one network on one
@@ -83,6 +92,23 @@ def name_keys(name: str) -> tuple[str, str]:
 def network_entered(challenge: DailyChallenge, address: str) -> bool:
     """Whether an entry of ``challenge`` came from ``address``'s group."""
     return challenge.entries.filter(network=network_key(challenge.day, address)).exists()
+
+
+def unclaimed_name(base: str) -> str:
+    """``base``, or ``base 2``, ``base 3``… : the first that today's board
+    does not hold yet. A player who gives no name still enters in one tap,
+    however many did the same before them today."""
+    challenge = daily_challenge(today())
+    assert challenge is not None
+    taken = set(challenge.entries.values_list("name_key", flat=True))
+    taken |= set(challenge.entries.values_list("name_key_folded", flat=True))
+    number = 1
+    while True:
+        name = base if number == 1 else f"{base} {number}"
+        looks, folded = name_keys(name)
+        if looks not in taken and folded not in taken:
+            return name
+        number += 1
 
 
 def _refusal(challenge: DailyChallenge, guest_id: str, network: str, keys: tuple[str, str]) -> str:

@@ -21,6 +21,13 @@ RULESET_BLURBS: dict[str, Promise] = {
     "classic13": _("13 boxes, the upper bonus, yacht bonuses and the joker."),
 }
 
+# What playing each bot is like, beside its level on the home page.
+BOT_LEVEL_NOTES: dict[str, Promise] = {
+    "beginner": _("Plays for the moment"),
+    "solid": _("Plays each turn well"),
+    "perfect": _("The best possible play"),
+}
+
 CATEGORY_NAMES: dict[str, Promise] = {
     "ones": _("Ones"),
     "twos": _("Twos"),

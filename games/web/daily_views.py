@@ -15,8 +15,8 @@ from games.play import daily
 from games.present.labels import ruleset_name
 from games.present.messages import error_message
 from games.rules import GameError
-from games.web.forms import JoinForm
-from games.web.guests import guest_id_for, guest_id_of, took_a_seat
+from games.web.forms import DailyForm, default_name
+from games.web.guests import guest_id_for, guest_id_of, remembered_name, took_a_seat
 
 # Earlier days listed on the pages (older boards stay at their address).
 EARLIER_DAYS = 14
@@ -36,7 +36,7 @@ def daily_page(request: HttpRequest) -> HttpResponse:
     challenge = daily.daily_challenge(day)
     tomorrow = daily.daily_challenge(day + timedelta(days=1))
     assert challenge is not None and tomorrow is not None
-    form = JoinForm(request.POST or None)
+    form = DailyForm(request.POST or None, initial={"name": remembered_name(request.session)})
     address = request.META.get("REMOTE_ADDR", "")
     status = 200
     if request.method == "POST" and form.is_valid():
@@ -44,7 +44,9 @@ def daily_page(request: HttpRequest) -> HttpResponse:
         try:
             with limits.game_creation(address=address, guest=guest):
                 game = daily.daily_enter(
-                    guest_id=guest, name=form.cleaned_data["name"], address=address
+                    guest_id=guest,
+                    name=form.cleaned_data["name"] or daily.unclaimed_name(default_name()),
+                    address=address,
                 )
         except GameError as error:
             if error.code == "daily_name_taken":
@@ -60,7 +62,7 @@ def daily_page(request: HttpRequest) -> HttpResponse:
                     messages.error(request, error_message(error.code))
                 return redirect("daily")
         else:
-            took_a_seat(request, guest)
+            took_a_seat(request, guest, name=form.cleaned_data["name"])
             return redirect("game", token=game.token)
     entry = daily.daily_entry_of(challenge, guest_id_of(request.session))
     network_entered = entry is None and daily.network_entered(challenge, address)

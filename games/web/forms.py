@@ -2,10 +2,11 @@ from typing import Any
 
 from django import forms
 from django.forms.renderers import Jinja2
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from games.models import MAX_SEATS, NAME_MAX_LENGTH, TURN_CLOCKS
-from games.present.labels import RULESET_BLURBS, RULESET_NAMES
+from games.models import BOT_LEVELS, MAX_SEATS, NAME_MAX_LENGTH, TURN_CLOCKS
+from games.present.labels import BOT_LEVEL_NOTES, RULESET_BLURBS, RULESET_NAMES
 from games.rules import DEFAULT_RULESET, RULESETS
 
 # The site's own forms draw their widgets with the Jinja2 versions of
@@ -16,12 +17,15 @@ JINJA_WIDGETS = Jinja2()
 
 
 class NameField(forms.CharField):
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, *, autofocus: bool = True, **kwargs: Any) -> None:
+        attrs: dict[str, Any] = {"autocomplete": "nickname"}
+        if autofocus:
+            attrs["autofocus"] = True
         super().__init__(
             label=_("Your name"),
             max_length=NAME_MAX_LENGTH,
             strip=True,
-            widget=forms.TextInput(attrs={"autocomplete": "nickname", "autofocus": True}),
+            widget=forms.TextInput(attrs=attrs),
             **kwargs,
         )
 
@@ -30,9 +34,23 @@ class NameField(forms.CharField):
         return " ".join(value.split())
 
 
+def default_name() -> str:
+    """Who a player is who gave no name: starting a game or the daily challenge
+    takes one tap, and the name can be given next time."""
+    return gettext("Player")
+
+
+class OptionalNameField(NameField):
+    """A name that may be left blank (then ``default_name``). No autofocus: on
+    a phone it would open the keyboard over the choices the page offers."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(autofocus=False, required=False, **kwargs)
+
+
 class NewGameForm(forms.Form):
     default_renderer = JINJA_WIDGETS
-    name = NameField()
+    name = OptionalNameField()
     seats = forms.TypedChoiceField(
         label=_("Seats"),
         choices=[(n, str(n)) for n in range(1, MAX_SEATS + 1)],
@@ -47,21 +65,20 @@ class NewGameForm(forms.Form):
         widget=forms.RadioSelect,
     )
 
+    # The front door's buttons: a bot level plays the computer, none (the
+    # friends' button) opens a lobby to share.
     opponents = forms.ChoiceField(
-        label=_("Opponents"),
-        choices=[
-            ("", _("Friends, from the invite link")),
-            ("beginner", _("Bots: beginner")),
-            ("solid", _("Bots: solid player")),
-            ("perfect", _("Bots: perfect player")),
-        ],
+        label=_("Play the computer"),
+        choices=[("", _("Play with friends")), *BOT_LEVELS],
         required=False,
-        help_text=_("You can also add or remove bots in the lobby."),
     )
     watch = forms.BooleanField(
         label=_("Just watch"),
         required=False,
-        help_text=_("Bots take every seat and play while you watch."),
+        help_text=_(
+            "Bots take every seat and play while you watch: pick their level under "
+            "“Play the computer”."
+        ),
     )
     turn_seconds = forms.TypedChoiceField(
         label=_("Turn clock"),
@@ -113,7 +130,17 @@ class NewGameForm(forms.Form):
     def ruleset_blurbs(self) -> list[tuple[str, object, object]]:
         return [(key, RULESET_NAMES[key], RULESET_BLURBS[key]) for key in RULESETS]
 
+    def bot_levels(self) -> list[tuple[str, object, object]]:
+        return [(key, label, BOT_LEVEL_NOTES[key]) for key, label in BOT_LEVELS]
+
 
 class JoinForm(forms.Form):
     default_renderer = JINJA_WIDGETS
     name = NameField()
+
+
+class DailyForm(forms.Form):
+    """Entering the daily challenge, from its page or the home page's button."""
+
+    default_renderer = JINJA_WIDGETS
+    name = OptionalNameField()

@@ -9,6 +9,8 @@ from typing import Any
 from django.http import HttpRequest
 
 GUEST_KEY = "yacht_guest"
+# The name a guest last gave, offered again on the next form.
+NAME_KEY = "yacht_name"
 
 
 def guest_id_for(session: MutableMapping[str, Any]) -> str:
@@ -21,8 +23,13 @@ def guest_id_of(session: MutableMapping[str, Any] | None) -> str:
     return (session or {}).get(GUEST_KEY, "") or ""
 
 
-def took_a_seat(request: HttpRequest, guest: str) -> None:
-    """The session keeps the guest id its seat is bound to, under a new key.
+def remembered_name(session: MutableMapping[str, Any] | None) -> str:
+    return (session or {}).get(NAME_KEY, "") or ""
+
+
+def took_a_seat(request: HttpRequest, guest: str, *, name: str = "") -> None:
+    """The session keeps the guest id its seat is bound to, under a new key,
+    and the name the guest gave (none given: the one remembered stays).
 
     A key known before (planted in the browser by someone else, or seen on a
     shared machine) must not come to own the seat: the guest id moves over
@@ -33,6 +40,8 @@ def took_a_seat(request: HttpRequest, guest: str) -> None:
     too wrote it twice (an insert, then an update of the same row).
     """
     request.session[GUEST_KEY] = guest
+    if name:
+        request.session[NAME_KEY] = name
     if request.session.session_key is None:
         return
     request.session.cycle_key()

@@ -38,8 +38,8 @@ from games.store.selectors import (
     seat_of,
     seen_by,
 )
-from games.web.forms import JoinForm, NewGameForm
-from games.web.guests import guest_id_for, guest_id_of, took_a_seat
+from games.web.forms import JoinForm, NewGameForm, default_name
+from games.web.guests import guest_id_for, guest_id_of, remembered_name, took_a_seat
 from yachtsite import outage
 
 
@@ -68,13 +68,22 @@ def health(request: HttpRequest) -> JsonResponse:
     )
 
 
-def _unfinished(request: HttpRequest) -> list[records.MyGame]:
-    return records.guest_games(guest_id_of(request.session), unfinished=True, limit=5)
+def _home(request: HttpRequest, form: NewGameForm, *, status: int = 200) -> HttpResponse:
+    guest = guest_id_of(request.session)
+    context = {
+        "form": form,
+        "default_name": default_name(),
+        "unfinished": records.guest_games(guest, unfinished=True, limit=5),
+        "daily_entry": daily.daily_entry_today(guest),
+    }
+    return render(request, "games/home.html", context, status=status)
 
 
 @require_http_methods(["GET", "POST"])
 def home(request: HttpRequest) -> HttpResponse:
-    form = NewGameForm(request.POST or None)
+    """The front door: a name (remembered from last time) and three ways to
+    play, each one button; the other settings wait under "More options"."""
+    form = NewGameForm(request.POST or None, initial={"name": remembered_name(request.session)})
     if request.method == "POST" and form.is_valid():
         guest = guest_id_for(request.session)
         try:
@@ -84,7 +93,7 @@ def home(request: HttpRequest) -> HttpResponse:
             with limits.game_creation(address=request.META.get("REMOTE_ADDR", ""), guest=guest):
                 game = services.game_create(
                     guest_id=guest,
-                    name=form.cleaned_data["name"],
+                    name=form.cleaned_data["name"] or default_name(),
                     seat_count=form.cleaned_data["seats"],
                     ruleset=form.cleaned_data["ruleset"],
                     hints=form.cleaned_data["hints"],
@@ -97,14 +106,9 @@ def home(request: HttpRequest) -> HttpResponse:
         except GameError as error:
             form.add_error(None, error_message(error.code))
             if error.code in limits.CREATION_REFUSALS:
-                return render(
-                    request,
-                    "games/home.html",
-                    {"form": form, "unfinished": _unfinished(request)},
-                    status=429,
-                )
+                return _home(request, form, status=429)
         else:
-            took_a_seat(request, guest)
+            took_a_seat(request, guest, name=form.cleaned_data["name"])
             if game.status == Game.Status.LOBBY and (
                 game.seat_count == 1 or form.cleaned_data["opponents"]
             ):
@@ -112,11 +116,7 @@ def home(request: HttpRequest) -> HttpResponse:
                 # others): there is nobody to wait for, so it starts at once.
                 services.game_start(token=game.token, guest_id=guest)
             return redirect("game", token=game.token)
-    return render(
-        request,
-        "games/home.html",
-        {"form": form, "unfinished": _unfinished(request)},
-    )
+    return _home(request, form)
 
 
 def _game_or_404(token: str) -> Game:
@@ -149,7 +149,9 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
         # No language in the link: each friend who opens it lands in their own.
         "invite_url": request.build_absolute_uri(f"/g/{game.token}/"),
         "solo": game.seat_count == 1,
-        "join_form": JoinForm() if can_join else None,
+        "join_form": JoinForm(initial={"name": remembered_name(request.session)})
+        if can_join
+        else None,
         "language": get_language(),
         "server_now": time.time(),
         # What each socket may send (a burst, then a steady rate): the page
@@ -257,7 +259,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         except GameError as error:
             messages.error(request, error_message(error.code))
         else:
-            took_a_seat(request, guest)
+            took_a_seat(request, guest, name=form.cleaned_data["name"])
     else:
         messages.error(request, error_message("bad_name"))
     return redirect("game", token=game.token)

@@ -3,6 +3,9 @@ the host's browser session (a page reload then shows them)."""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from playwright.sync_api import Page, expect
 
 from games.models import Game, Player
@@ -12,17 +15,73 @@ from games.store.selectors import game_players, game_state
 NAMES = ["Ana", "Bo", "Carmen", "Dario", "Elena", "Farid"]
 
 
+# The home page's three choices: friends, a bot level, or the daily challenge.
+CHOICES = {
+    "friends": ".door-friends button[type=submit]",
+    "beginner": "button[name=opponents][value=beginner]",
+    "solid": "button[name=opponents][value=solid]",
+    "perfect": "button[name=opponents][value=perfect]",
+    "daily": ".door-daily button[type=submit]",
+}
+
+
+def fill_home(
+    page: Page,
+    *,
+    name: str | None = NAMES[0],
+    lang: str = "en",
+    seats: int | None = None,
+    ruleset: str | None = None,
+    turn_seconds: int | None = None,
+    hints: bool = False,
+    duplicate: bool = False,
+    perfect_reference: bool = False,
+    watch: bool = False,
+) -> None:
+    """The home page with a name given and, under "More options" (opened only
+    when one is asked for), the settings that differ from the defaults.
+    Fields are found by id, so the same steps serve every language."""
+    page.goto(f"/{lang}/")
+    if name is not None:
+        page.locator("#id_name").fill(name)
+    ticks = {
+        "#id_hints": hints,
+        "#id_duplicate": duplicate,
+        "#id_perfect_reference": perfect_reference,
+        "#id_watch": watch,
+    }
+    if seats is None and ruleset is None and turn_seconds is None and not any(ticks.values()):
+        return
+    page.locator(".more-options > summary").click()
+    if seats is not None:
+        page.locator("#id_seats").select_option(str(seats))
+    if ruleset is not None:
+        page.locator(f'input[name=ruleset][value="{ruleset}"]').check()
+    if turn_seconds is not None:
+        page.locator("#id_turn_seconds").select_option(str(turn_seconds))
+    for field, tick in ticks.items():
+        if tick:
+            page.locator(field).check()
+
+
+def choose(page: Page, choice: str = "friends") -> str:
+    """Press one of the home page's choices; the token of the game it opened."""
+    page.locator(CHOICES[choice]).click()
+    expect(page).to_have_url(re.compile(r"/g/[\w-]+/$"))
+    return page.url.rstrip("/").rsplit("/", 1)[-1]
+
+
+def start_from_home(page: Page, choice: str = "friends", **settings: Any) -> str:
+    """A game started from the home page as a player starts one (``fill_home``
+    takes the settings); the token of the game."""
+    fill_home(page, **settings)
+    return choose(page, choice)
+
+
 def host(page: Page, seats: int, *, ruleset: str = "yacht", hints: bool = False) -> Game:
     """A lobby the page's guest created from the home page."""
-    page.goto("/en/")
-    page.get_by_label("Your name").fill(NAMES[0])
-    page.get_by_label("Seats").select_option(str(seats))
-    page.locator(f'input[name=ruleset][value="{ruleset}"]').check()
-    if hints:
-        page.get_by_label("Allow hints").check()
-    page.get_by_role("button", name="Start a game").click()
+    token = start_from_home(page, seats=seats, ruleset=ruleset, hints=hints)
     expect(page.locator("[data-connection=open]")).to_be_visible()
-    token = page.url.rstrip("/").rsplit("/", 1)[-1]
     return Game.objects.get(token=token)
 
 
@@ -94,13 +153,9 @@ def show(page: Page, width: int, height: int) -> None:
 
 def clock_waiting(page: Page, *, seconds: int = 60) -> Game:
     """Two seats on a turn clock; the host has played and Bo is to move."""
-    page.goto("/en/")
-    page.get_by_label("Your name").fill(NAMES[0])
-    page.get_by_label("Seats").select_option("2")
-    page.get_by_label("Turn clock").select_option(str(seconds))
-    page.get_by_role("button", name="Start a game").click()
+    token = start_from_home(page, seats=2, turn_seconds=seconds)
     expect(page.locator("[data-connection=open]")).to_be_visible()
-    game = Game.objects.get(token=page.url.rstrip("/").rsplit("/", 1)[-1])
+    game = Game.objects.get(token=token)
     seated = fill(game, 2)
     services.game_start(token=game.token, guest_id=seated[0])
     turn(game, seated[0])
@@ -109,40 +164,32 @@ def clock_waiting(page: Page, *, seconds: int = 60) -> Game:
     return game
 
 
-def duplicate_round_two(page: Page, *, seats: int = 3, clock: str = "60") -> Game:
-    """A duplicate game on a clock in its second round: the others have
-    played it, the host has rolled once, last round's results are shown."""
+def duplicate_turn(game: Game, guest: str) -> None:
+    """The guest's turn of a duplicate round: one roll, then its first open box."""
     from games.store.selectors import duplicate_state
 
-    page.goto("/en/")
-    page.get_by_label("Your name").fill(NAMES[0])
-    page.get_by_label("Seats").select_option(str(seats))
-    page.get_by_label("Turn clock").select_option(clock)
-    page.get_by_label("Duplicate: everyone plays the same dice at once").check()
-    page.get_by_role("button", name="Start a game").click()
+    game.refresh_from_db()
+    services.game_roll(token=game.token, guest_id=guest, version=game.version)
+    game.refresh_from_db()
+    players = game_players(game)
+    seat = next(p for p in players if p.guest_id == guest)
+    view = duplicate_state(game, players, game_state(game, players)).view(seat.order)
+    assert view is not None
+    services.game_score(
+        token=game.token, guest_id=guest, version=game.version, category=view.allowed_boxes()[0]
+    )
+
+
+def duplicate_round_two(page: Page, *, seats: int = 3, clock: int = 60) -> Game:
+    """A duplicate game on a clock in its second round: the others have
+    played it, the host has rolled once, last round's results are shown."""
+    token = start_from_home(page, seats=seats, turn_seconds=clock, duplicate=True)
     expect(page.locator("[data-connection=open]")).to_be_visible()
-    game = Game.objects.get(token=page.url.rstrip("/").rsplit("/", 1)[-1])
+    game = Game.objects.get(token=token)
     seated = fill(game, seats)
     services.game_start(token=game.token, guest_id=seated[0])
-
-    def play_round(who: list[str]) -> None:
-        for guest in who:
-            game.refresh_from_db()
-            services.game_roll(token=game.token, guest_id=guest, version=game.version)
-            game.refresh_from_db()
-            players = game_players(game)
-            seat = next(p for p in players if p.guest_id == guest)
-            view = duplicate_state(game, players, game_state(game, players)).view(seat.order)
-            assert view is not None
-            services.game_score(
-                token=game.token,
-                guest_id=guest,
-                version=game.version,
-                category=view.allowed_boxes()[0],
-            )
-
-    play_round(seated)
-    play_round(seated[1:])
+    for guest in [*seated, *seated[1:]]:
+        duplicate_turn(game, guest)
     game.refresh_from_db()
     services.game_roll(token=game.token, guest_id=seated[0], version=game.version)
     game.refresh_from_db()

@@ -3,6 +3,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser import setups
 from tests.browser.test_live_game import version, wait_past
 
 pytestmark = pytest.mark.browser
@@ -10,12 +11,7 @@ pytestmark = pytest.mark.browser
 
 def test_a_person_plays_the_perfect_bot_to_the_end_and_reads_the_review(new_page, screenshot):
     page = new_page()
-    page.goto("/en/")
-    page.get_by_label("Your name").fill("Ana")
-    page.get_by_label("Seats").select_option("2")
-    page.get_by_label("Opponents").select_option("perfect")
-    page.get_by_label("Allow hints").check()
-    page.get_by_role("button", name="Start a game").click()
+    setups.start_from_home(page, "perfect", hints=True)
     # Every seat is taken at creation (the bot's): the game starts at once.
     expect(page.locator(".seats")).to_contain_text("bot · Perfect")
     expect(page.locator("[data-connection=open]")).to_be_visible()

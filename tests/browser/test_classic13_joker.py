@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from games.models import Game, Player, ScoreEntry
+from tests.browser import setups
 from tests.browser.test_live_game import version, wait_past
 
 pytestmark = pytest.mark.browser
@@ -32,11 +33,7 @@ def scorable(page: Page) -> dict[str, str]:
 
 def test_a_five_alike_after_a_yacht_must_go_where_the_joker_says_and_earns_the_bonus(new_page):
     page = new_page()
-    page.goto("/en/")
-    page.get_by_label("Your name").fill("Ana")
-    page.get_by_label("Seats").select_option("1")
-    page.get_by_label("Classic 13").check()
-    page.get_by_role("button", name="Start a game").click()
+    setups.start_from_home(page, seats=1, ruleset="classic13")
     # A solitaire table starts at once.
     expect(page.get_by_role("heading", name="Your turn")).to_be_visible()
     game = Game.objects.get(token=page.url.rstrip("/").rsplit("/", 1)[1])

@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from games.models import Game
+from tests.browser import setups
 from tests.live import ROOT
 
 pytestmark = pytest.mark.browser
@@ -35,10 +36,7 @@ def no_sideways_scroll(page: Page) -> None:
 
 def test_two_friends_play_on_a_clock_and_chat_each_in_their_own_language(new_page):
     ana = new_page(width=1280, height=800)
-    ana.goto("/en/")
-    ana.get_by_label("Your name").fill("Ana")
-    ana.get_by_label("Turn clock").select_option("30")
-    ana.get_by_role("button", name="Start a game").click()
+    setups.start_from_home(ana, turn_seconds=30)
     expect(ana.locator("[data-connection=open]")).to_be_visible()
     # Invite links carry no language: each friend opens it in their own.
     invite = urlsplit(ana.locator("#invite-link").input_value()).path
@@ -115,10 +113,7 @@ def test_when_the_clock_runs_out_the_bot_plays_that_turn_and_the_player_plays_th
     new_page,
 ):
     ana = new_page(width=1280, height=800)
-    ana.goto("/en/")
-    ana.get_by_label("Your name").fill("Ana")
-    ana.get_by_label("Turn clock").select_option("30")
-    ana.get_by_role("button", name="Start a game").click()
+    setups.start_from_home(ana, turn_seconds=30)
     expect(ana.locator("[data-connection=open]")).to_be_visible()
     invite = ana.locator("#invite-link").input_value()
     bo = new_page(width=375, height=812)

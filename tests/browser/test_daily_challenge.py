@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 def test_a_player_plays_todays_challenge_and_finds_it_on_the_board(new_page):
     page = new_page()
     page.goto("/en/")
-    page.get_by_role("link", name=re.compile("daily challenge")).click()
+    page.get_by_role("link", name="Today's board").click()
     expect(page.get_by_role("heading", name="Daily challenge")).to_be_visible()
     shoot(page, "daily-challenge")
     page.get_by_label("Your name").fill("Dora")

@@ -9,6 +9,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser import setups
 from tests.live import ROOT
 
 pytestmark = pytest.mark.browser
@@ -45,13 +46,9 @@ def play_my_turn(page: Page, round_: int, *, hold: bool) -> None:
 
 def test_two_people_and_a_bot_play_a_duplicate_game_to_the_end(new_page):
     ana = new_page()
-    ana.goto("/en/")
-    ana.get_by_label("Your name").fill("Ana")
-    ana.get_by_label("Seats").select_option("3")
-    ana.get_by_label("Duplicate: everyone plays the same dice at once").check()
-    ana.get_by_label("Compare with the perfect player").check()
+    setups.fill_home(ana, seats=3, duplicate=True, perfect_reference=True)
     shoot(ana, "home-with-duplicate-settings")
-    ana.get_by_role("button", name="Start a game").click()
+    setups.choose(ana)
     expect(ana.locator("[data-connection=open]")).to_be_visible()
     invite = ana.locator("#invite-link").input_value()
 

@@ -10,15 +10,14 @@ from playwright.sync_api import Page, expect
 
 from games.models import Player
 from tests import factories
+from tests.browser import setups
 from tests.browser.test_clock_and_chat import no_sideways_scroll, shoot
 
 pytestmark = pytest.mark.browser
 
 
 def create_game(page: Page, name: str) -> str:
-    page.goto("/en/")
-    page.get_by_label("Your name").fill(name)
-    page.get_by_role("button", name="Start a game").click()
+    setups.start_from_home(page, name=name)
     expect(page.locator("[data-connection=open]")).to_be_visible()
     return page.locator("#invite-link").input_value()
 

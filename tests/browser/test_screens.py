@@ -90,28 +90,13 @@ def test_screens_of_a_duplicate_round_on_the_clock(new_page):
     # The duplicate panel and the clock are parts of the table partial that
     # the other screens never show.
     page = new_page()
-    page.goto("/en/")
-    page.get_by_label("Your name").fill("Ana")
-    page.get_by_label("Seats").select_option("3")
-    page.get_by_label("Turn clock").select_option("60")
-    page.get_by_label("Duplicate: everyone plays the same dice at once").check()
-    page.get_by_role("button", name="Start a game").click()
-    token = page.url.rstrip("/").rsplit("/", 1)[-1]
+    token = setups.start_from_home(page, seats=3, turn_seconds=60, duplicate=True)
     game = Game.objects.get(token=token)
     seated = setups.fill(game, 3)
     services.game_start(token=token, guest_id=seated[0])
     for guest in seated[1:]:
-        # Bo and Cy play round 1 (roll, then their best box); Ana is to roll.
-        game.refresh_from_db()
-        services.game_roll(token=token, guest_id=guest, version=game.version)
-        game.refresh_from_db()
-        players = game_players(game)
-        seat = next(p for p in players if p.guest_id == guest)
-        view = duplicate_state(game, players, game_state(game, players)).view(seat.order)
-        assert view is not None
-        services.game_score(
-            token=token, guest_id=guest, version=game.version, category=view.allowed_boxes()[0]
-        )
+        # Bo and Cy play round 1 (roll, then their first open box); Ana is to roll.
+        setups.duplicate_turn(game, guest)
     game.refresh_from_db()
     services.game_roll(token=token, guest_id=seated[0], version=game.version)
     _shoot(page, "duplicate-clock")
@@ -124,8 +109,9 @@ def test_screens_of_a_duplicate_round_on_the_clock(new_page):
         token=token, guest_id=seated[0], version=game.version, category=view.allowed_boxes()[0]
     )
     # These services run in the test's process, not the server's: it has no
-    # push to make, so the page is loaded again, as a refresh would.
-    page.reload()
+    # push to make, so the page is loaded again, as a refresh would (at desk
+    # size: a phone folds the round's progress into a chip).
+    setups.show(page, *SIZES["desk"])
     expect(page.get_by_text("Round 2 of 12")).to_be_visible()
     expect(page.locator(".duplicate-progress")).to_be_visible()
     expect(page.locator(".duplicate .duplicate-note")).to_have_count(0)

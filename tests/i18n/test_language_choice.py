@@ -22,10 +22,10 @@ def html_lang(content: bytes) -> str:
 @pytest.mark.parametrize(
     ("code", "heading"),
     [
-        ("en", "New game"),
-        ("es", "Partida nueva"),
-        ("it", "Nuova partita"),
-        ("ca", "Partida nova"),
+        ("en", "More options"),
+        ("es", "Más opciones"),
+        ("it", "Altre opzioni"),
+        ("ca", "Més opcions"),
     ],
 )
 def test_the_url_prefix_sets_the_language_of_the_page(client: Client, code: str, heading: str):

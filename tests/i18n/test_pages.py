@@ -21,9 +21,15 @@ pytestmark = pytest.mark.django_db
 
 # Sentences of the English interface that must not survive in a translated page.
 ENGLISH = [
-    "New game",
     "Your name",
-    "Start a game",
+    "More options",
+    "Play with friends",
+    "Play the computer",
+    "Plays each turn well",
+    "Get an invite link",
+    "Today's challenge",
+    "five-dice game played live",
+    "five-dice game, played live",
     "Skip to content",
     "Invite link",
     "Join this game",
@@ -58,7 +64,16 @@ YACHT_BOXES = {
 
 EXPECTED = {
     "es": {
-        "home": ["Partida nueva", "Tu nombre", "Puestos", "Crear partida", "Clásico 13"],
+        "home": [
+            "Tu nombre",
+            "Puestos",
+            "Más opciones",
+            "Contra el ordenador",
+            "Principiante",
+            "Crear una invitación",
+            "El desafío de hoy",
+            "Clásico 13",
+        ],
         "lobby_host": ["Enlace de invitación", "Jugadores", "anfitrión", "Empezar la partida"],
         "lobby_guest": ["Únete a esta partida", "Entrar con este nombre", "Tu nombre"],
         "my_turn": ["Tu turno", "Volver a tirar", "Quedan 2 tiradas", "Ronda 1 de 12"],
@@ -67,7 +82,15 @@ EXPECTED = {
         "end_duel": ["Puntuaciones finales", "Revancha", "1.º"],
     },
     "it": {
-        "home": ["Nuova partita", "Il tuo nome", "Posti", "Crea la partita", "Classico 13"],
+        "home": [
+            "Il tuo nome",
+            "Posti",
+            "Altre opzioni",
+            "Contro il computer",
+            "Principiante",
+            "Crea un invito",
+            "Classico 13",
+        ],
         "lobby_host": ["Link d’invito", "Giocatori", "organizzatore", "Inizia la partita"],
         "lobby_guest": ["Unisciti a questa partita", "Entra con questo nome", "Il tuo nome"],
         "my_turn": ["Tocca a te", "Rilancia", "Restano 2 lanci", "Giro 1 di 12"],
@@ -76,7 +99,15 @@ EXPECTED = {
         "end_duel": ["Punteggi finali", "Rivincita", "1º"],
     },
     "ca": {
-        "home": ["Partida nova", "El teu nom", "Llocs", "Crea la partida", "Clàssic 13"],
+        "home": [
+            "El teu nom",
+            "Llocs",
+            "Més opcions",
+            "Contra l’ordinador",
+            "Principiant",
+            "Crea una invitació",
+            "Clàssic 13",
+        ],
         "lobby_host": ["Enllaç d’invitació", "Jugadors", "amfitrió", "Comença la partida"],
         "lobby_guest": ["Uneix-te a aquesta partida", "Entra amb aquest nom", "El teu nom"],
         "my_turn": ["El teu torn", "Torna a tirar", "Queden 2 tirades", "Ronda 1 de 12"],
@@ -92,7 +123,9 @@ LANGUAGES = list(EXPECTED)
 def text_of(html: str) -> str:
     """What a reader sees or hears: the text, plus labels kept in attributes."""
     attributes = " ".join(
-        re.findall(r'(?:aria-label|title|data-label-\w+|data-copied)="([^"]*)"', html)
+        re.findall(
+            r'(?:aria-label|title|data-label-\w+|data-copied|placeholder|content)="([^"]*)"', html
+        )
     )
     text = re.sub(r"<[^>]+>", " ", html)
     return " ".join(f"{text} {attributes}".replace("&#x27;", "'").replace("&quot;", '"').split())
