@@ -347,6 +347,10 @@ def result_sentence(snap: Snapshot) -> str:
     winners = [s for s in snap["seats"] if s["order"] in snap["winners"]]
     if not winners:
         return ""
+    if snap["seat_count"] == 1:
+        # Nobody to beat: My stats counts no win for a one-seat game, and the
+        # end says none either.
+        return _("Final score %(total)s") % {"total": winners[0]["total"]}
     if len(winners) == 1:
         return _("%(name)s wins with %(total)s points.") % {
             "name": winners[0]["name"],
@@ -356,6 +360,13 @@ def result_sentence(snap: Snapshot) -> str:
         "names": ", ".join(w["name"] for w in winners),
         "total": winners[0]["total"],
     }
+
+
+def _final_score(snap: Snapshot) -> SafeString:
+    """A one-seat game's end title, its total ready to count up."""
+    total = snap["seats"][0]["total"] if snap["seats"] else 0
+    number = format_html('<span class="count-up" data-count-up="{}">{}</span>', total, total)
+    return mark_safe(escape(_("Final score %(total)s")) % {"total": number})
 
 
 def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
@@ -411,6 +422,8 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "snap": snap,
         "language": language,
         "page_title": page_title(snap, me),
+        # One seat (solitaire, the daily challenge): no places, no wins, no chat.
+        "solo": snap["seat_count"] == 1,
         "places": _places(seats) if snap["status"] == "finished" else [],
         "me": me,
         "can": {name: True for name in can},
@@ -431,6 +444,7 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "ruleset_name": _ruleset_name(snap["ruleset"], language),
         "has_extra_bonus": any(s["extra_bonus"] for s in snap["seats"]),
         "result": result_sentence(snap) if snap["status"] == "finished" else "",
+        "final_score": _final_score(snap) if snap["status"] == "finished" else "",
         "free_seats": range(snap["seat_count"] - len(snap["seats"])),
         "absent_from": absent_from,
         "absent_after": settings.YACHT_ABSENT_AFTER,
@@ -507,12 +521,14 @@ def _duplicate(snap: Snapshot, me: int | None) -> dict[str, Any] | None:
         }
         for r in dup["results"]
     ]
+    # Alone (the daily challenge), there is nobody to compare a round with.
+    alone = snap["seat_count"] == 1
     return {
         "round": dup["round"],
         "title": title,
-        "progress": progress if snap["status"] == "playing" else [],
+        "progress": progress if snap["status"] == "playing" and not alone else [],
         "results_round": dup["results_round"],
-        "results": results,
+        "results": [] if alone else results,
         "perfect": dup["perfect"],
         "daily": dup["daily"],
     }

@@ -258,3 +258,34 @@ def _work_out_losses(seats: list[Player]) -> None:
             if review.order == seat.order:
                 seat.lost_to_optimal = review.cost
                 Player.objects.filter(pk=seat.pk).update(lost_to_optimal=review.cost)
+
+
+# Less than this given away reads as 0.0 points: said as perfect play.
+TO_A_TENTH = 0.05
+
+
+@dataclass
+class SeatVerdict:
+    """What the review says of one seat's game, in one line: the points it
+    gave away to optimal play and the round of its costliest choice (None
+    when no choice cost anything)."""
+
+    cost: float
+    costliest_round: int | None
+
+
+def seat_verdict(player: Player) -> SeatVerdict | None:
+    """The review's verdict on a person's seat of a finished game (None for a
+    bot's), kept on the seat as its points lost, as My stats would."""
+    from games.store.selectors import game_review
+
+    review = next((r for r in game_review(player.game) if r.order == player.order), None)
+    if review is None:
+        return None
+    if player.lost_to_optimal is None:
+        Player.objects.filter(pk=player.pk).update(lost_to_optimal=review.cost)
+    worst = max(review.decisions, key=lambda d: d.cost, default=None)
+    return SeatVerdict(
+        cost=review.cost,
+        costliest_round=worst.round if worst is not None and review.cost >= TO_A_TENTH else None,
+    )

@@ -8,6 +8,7 @@ urlpatterns = [
     path("g/<token:token>/", views.game, name="game"),
     path("g/<token:token>/join/", views.join, name="join"),
     path("g/<token:token>/review/", views.review_page, name="review"),
+    path("g/<token:token>/end/", views.game_end, name="game_end"),
     path("g/<token:token>/verify/", verify_views.verify_page, name="verify"),
     path("g/<token:token>/verify.json", verify_views.verify_json, name="verify_json"),
     path("daily/", daily_views.daily_page, name="daily"),

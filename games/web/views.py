@@ -195,6 +195,28 @@ def coach(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
+def game_end(request: HttpRequest, token: str) -> HttpResponse:
+    """The end's line only this game can say to the person asking: the
+    review's verdict on their play and, for a daily entry, their place on the
+    day's board. The page asks for it once the game is over: the pushed
+    table is rendered without the database, and the review reads the
+    solver's tables. Spectators and bots' seats get nothing to say."""
+    game = _game_or_404(token)
+    if game.status != Game.Status.FINISHED:
+        raise Http404(error_message("not_finished"))
+    seat = seat_of(game, guest_id_of(request.session))
+    context: dict[str, object] = {"game": game}
+    if seat is not None:
+        context["verdict"] = records.seat_verdict(seat)
+        if game.daily is not None:
+            board = daily.daily_board(game.daily)
+            row = next((r for r in board.rows if r.token == game.token), None)
+            if row is not None:
+                context["daily_place"] = {"place": row.place, "entries": len(board.rows)}
+    return render(request, "games/partials/end_line.html", context)
+
+
+@require_GET
 def my_games(request: HttpRequest) -> HttpResponse:
     """The games this browser has a seat at: a returning guest finds an
     unfinished game without keeping its link. Only read: a visitor with no

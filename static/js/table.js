@@ -223,6 +223,7 @@
     root.dataset.version = String(shown);
     chatSettings(message.seat, message.state.spectator_chat);
     const wasMyTurn = myTurn();
+    const wasPlaying = root.dataset.status === "playing";
     const inTable = table.contains(document.activeElement);
     const focused = focusKey(document.activeElement);
     const advice = changed ? "" : hintSlot()?.innerHTML || "";
@@ -257,9 +258,10 @@
         });
         play("roll");
       } else if (!quiet && last && last.kind === "score") {
-        play("score");
-        landed(last);
+        if (message.status !== "finished") play("score");
+        landed(last, message.state);
       }
+      if (wasPlaying && message.status === "finished") ended();
       if (myTurn() && !wasMyTurn) {
         play("turn");
         if (document.hidden) setIcon(true);
@@ -274,6 +276,7 @@
     showHolds();
     showSkip();
     askCoach();
+    showEndLine();
     tickClock();
     showAbsent();
     placeFocus(focused, inTable || (engaged && document.activeElement === document.body), changed);
@@ -407,8 +410,11 @@
     expectAnswer();
   }
 
-  // A score lands on its box with a brief "+points".
-  function landed(last) {
+  const calm = window.matchMedia("(prefers-reduced-motion: reduce)");
+
+  // A score lands on its box with a brief "+points"; a Yacht (in its box,
+  // or a second one scored elsewhere for its bonus) gets a burst too.
+  function landed(last, state) {
     const cell = table.querySelector(`[data-cell="${last.seat}-${last.category}"]`);
     if (!cell) return;
     const gain = document.createElement("span");
@@ -417,6 +423,79 @@
     gain.textContent = `+${last.points}`;
     cell.classList.add("landed");
     cell.append(gain);
+    const seat = state.seats.find((s) => s.order === last.seat);
+    const fiveAlike = last.dice.length === 5 && last.dice.every((d) => d === last.dice[0]);
+    const yacht = last.category === "yacht" ? last.points > 0 : fiveAlike && (seat?.boxes.yacht || 0) > 0;
+    if (yacht) {
+      play("yacht");
+      if (!calm.matches) burst(cell);
+    }
+  }
+
+  function burst(cell) {
+    const spark = document.createElement("span");
+    spark.className = "yacht-burst";
+    spark.setAttribute("aria-hidden", "true");
+    for (let i = 0; i < 12; i += 1) {
+      const ray = document.createElement("span");
+      ray.style.setProperty("--turn", `${i / 12}turn`);
+      spark.append(ray);
+    }
+    cell.append(spark);
+  }
+
+  // The last box is scored: a fanfare, the totals counted up from nothing,
+  // and on a phone (where the card was scrolled to the last box) the result
+  // brought to the top of the screen.
+  function ended() {
+    play("end");
+    const title = table.querySelector(".result-title");
+    if (title && title.getBoundingClientRect().top < 0) {
+      title.scrollIntoView({ block: "start", behavior: calm.matches ? "auto" : "smooth" });
+    }
+    table.querySelectorAll("[data-count-up]").forEach(countUp);
+  }
+
+  const COUNT_MS = 1400;
+  function countUp(element) {
+    const total = Number(element.dataset.countUp);
+    const done = () => {
+      element.textContent = String(total);
+      element.dataset.counted = "";
+    };
+    if (calm.matches || !total) return done();
+    const start = performance.now();
+    element.textContent = "0";
+    const step = (now) => {
+      if (!element.isConnected) return;
+      const share = Math.min(1, (now - start) / COUNT_MS);
+      if (share >= 1) return done();
+      // Quick at first, slowing toward the total, as a tally settles.
+      element.textContent = String(Math.round(total * (1 - (1 - share) ** 3)));
+      requestAnimationFrame(step);
+    };
+    requestAnimationFrame(step);
+  }
+
+  // The end's own line (the review's verdict, the day's place) is asked of
+  // the server once per page: pushes re-render the table, the line stays.
+  let endLine = null;
+  function showEndLine() {
+    const slot = table.querySelector("[data-end-line]");
+    if (!slot) return;
+    if (endLine !== null) {
+      slot.innerHTML = endLine;
+      return;
+    }
+    endLine = "";
+    fetch(slot.dataset.endLine, { credentials: "same-origin" })
+      .then((response) => (response.ok ? response.text() : ""))
+      .then((html) => {
+        endLine = html.trim();
+        const now = table.querySelector("[data-end-line]");
+        if (now) now.innerHTML = endLine;
+      })
+      .catch(() => { endLine = null; });
   }
 
   // A folded panel (a duplicate round's progress and results on a phone)
@@ -493,7 +572,8 @@
   });
 
   // Short sounds made on the spot (no files): a rattle for a roll, two notes
-  // for a score, three rising ones when it becomes your turn. One toggle
+  // for a score, three rising ones when it becomes your turn, a sparkle for
+  // a Yacht and a fanfare at the end. One toggle
   // mutes them, remembered in this browser.
   let audio = null;
   let soundOn = localStorage.getItem("yacht-sound") !== "off";
@@ -530,6 +610,12 @@
       } else if (kind === "score") {
         note(660, 0, 0.12);
         note(880, 0.1, 0.2);
+      } else if (kind === "yacht") {
+        [784, 988, 1175, 1568].forEach((f, i) => note(f, 0.18 + i * 0.06, 0.18, "triangle", 0.05));
+      } else if (kind === "end") {
+        // A short fanfare: a rising arpeggio, then the chord held.
+        [523, 659, 784].forEach((f, i) => note(f, i * 0.13, 0.16, "triangle"));
+        [523, 659, 784, 1047].forEach((f) => note(f, 0.42, 0.9, "sine", 0.04));
       } else {
         note(523, 0, 0.12);
         note(659, 0.1, 0.12);
@@ -786,5 +872,6 @@
   showSound();
   showAbsent();
   showCoach();
+  showEndLine();
   connect();
 })();

@@ -78,7 +78,8 @@ EXPECTED = {
         "lobby_guest": ["Únete a esta partida", "Entrar con este nombre", "Tu nombre"],
         "my_turn": ["Tu turno", "Volver a tirar", "Quedan 2 tiradas", "Ronda 1 de 12"],
         "their_turn": ["Turno de Ana", "Quedan 2 tiradas"],
-        "end": ["Puntuaciones finales", "Revancha", "Ana gana con", "1.º"],
+        "end": ["Puntuación final", "Revancha"],
+        "end_duel": ["Puntuaciones finales", "Revancha", "1.º"],
     },
     "it": {
         "home": [
@@ -94,7 +95,8 @@ EXPECTED = {
         "lobby_guest": ["Unisciti a questa partita", "Entra con questo nome", "Il tuo nome"],
         "my_turn": ["Tocca a te", "Rilancia", "Restano 2 lanci", "Giro 1 di 12"],
         "their_turn": ["Tocca a Ana", "Restano 2 lanci"],
-        "end": ["Punteggi finali", "Rivincita", "Ana vince con", "1º"],
+        "end": ["Punteggio finale", "Rivincita"],
+        "end_duel": ["Punteggi finali", "Rivincita", "1º"],
     },
     "ca": {
         "home": [
@@ -110,7 +112,8 @@ EXPECTED = {
         "lobby_guest": ["Uneix-te a aquesta partida", "Entra amb aquest nom", "El teu nom"],
         "my_turn": ["El teu torn", "Torna a tirar", "Queden 2 tirades", "Ronda 1 de 12"],
         "their_turn": ["Ara juga Ana", "Queden 2 tirades"],
-        "end": ["Puntuacions finals", "Revenja", "Ana guanya amb", "1r"],
+        "end": ["Puntuació final", "Revenja"],
+        "end_duel": ["Puntuacions finals", "Revenja", "1r"],
     },
 }
 
@@ -198,6 +201,23 @@ def test_the_end_of_a_game_is_translated(lang: str):
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
     check_page(ana.get(response["Location"]).content.decode(), lang, EXPECTED[lang]["end"])
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_end_of_a_game_of_two_is_translated(lang: str):
+    ana = Client()
+    response = ana.post(f"/{lang}/", {"name": "Ana", "seats": "2", "ruleset": "yacht"})
+    game = Game.objects.get(token=response["Location"].rstrip("/").rsplit("/", 1)[1])
+    guest = ana.session[GUEST_KEY]
+    services.game_join(token=game.token, guest_id="bo", name="Bo")
+    services.game_start(token=game.token, guest_id=guest)
+    for key in get_ruleset(game.ruleset).category_keys:
+        for who in (guest, "bo"):
+            play(game, who, Roll())
+            play(game, who, Score(key))
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    check_page(ana.get(response["Location"]).content.decode(), lang, EXPECTED[lang]["end_duel"])
 
 
 # Each language's way of writing a rank, from first to sixth (MAX_SEATS).

@@ -1,0 +1,146 @@
+"""The end of a game as each kind of game says it: places and a winner with
+others at the table, a final score alone; the review's verdict and the
+day's place in one line; and no table furniture a one-seat game has no use
+for."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from games.models import Game
+from games.play import daily
+from games.store import records
+from games.store.selectors import game_review, game_snapshot
+from games.web.guests import GUEST_KEY
+from tests import factories
+from tests.pages.test_daily import BOXES, play_to_the_end
+
+pytestmark = pytest.mark.django_db
+
+
+def as_guest(client, guest: str):
+    session = client.session
+    session[GUEST_KEY] = guest
+    session.save()
+    return client
+
+
+def finished(seats: int, **lobby) -> Game:
+    game = factories.started_game(seats, **lobby)
+    return factories.play_turns(game, rng=random.Random(5))
+
+
+def result_of(html: str) -> str:
+    found = re.search(r'<section class="result.*?</section>\s*(?=<ul class="seats")', html, re.S)
+    assert found is not None
+    return found.group(0)
+
+
+def test_a_solitaire_ends_with_its_final_score_and_no_place_and_no_win(client):
+    game = finished(1)
+    total = game_snapshot(game)["seats"][0]["total"]
+    result = result_of(as_guest(client, "ana").get(f"/en/g/{game.token}/").content.decode())
+    heading = re.search(r"<h2.*?</h2>", result, re.S)
+    assert heading is not None
+    title = re.sub(r"<[^>]+>|\s+", " ", heading.group(0))
+    assert " ".join(title.split()) == f"Final score {total}"
+    assert f'data-count-up="{total}"' in result
+    assert "wins" not in result
+    assert "#1" not in result
+    assert "place-rank" not in result
+    assert "Rematch" in result
+
+
+def test_a_two_player_game_ends_with_places_and_its_winner(client):
+    game = finished(2)
+    result = result_of(as_guest(client, "ana").get(f"/en/g/{game.token}/").content.decode())
+    assert "Final scores" in result
+    assert re.search(r"(wins with|share first place)", result)
+    assert '<span class="place-rank">#1</span>' in result
+    assert result.count("data-count-up=") == 2
+
+
+def test_what_the_end_says_of_winning_agrees_with_my_stats(client):
+    solo = finished(1)
+    html = as_guest(client, "ana").get(f"/en/g/{solo.token}/").content.decode()
+    assert "wins" not in result_of(html)
+    assert records.guest_stats("ana")[0].wins == 0
+    listed = client.get("/en/my/games/").content.decode()
+    total = game_snapshot(solo)["seats"][0]["total"]
+    assert f"Final score {total}" in listed and "Place 1" not in listed
+    duel = finished(2)
+    winners = game_snapshot(duel)["winners"]
+    html = client.get(f"/en/g/{duel.token}/").content.decode()
+    said = "Ana wins" in result_of(html) or "Ana, " in result_of(html)
+    assert said == (0 in winners)
+    assert records.guest_stats("ana")[0].wins == (1 if 0 in winners else 0)
+
+
+def test_a_one_seat_game_has_no_chat_and_a_two_seat_game_has(client):
+    as_guest(client, "ana")
+    solo = factories.started_game(1)
+    html = client.get(f"/en/g/{solo.token}/").content.decode()
+    assert "data-chat" not in html
+    assert "Your turn!" not in html
+    assert "Close the chat to spectators" not in html
+    assert "game-columns-solo" in html
+    # A spectator watches a one-seat game without a chat too.
+    watcher = client.__class__()
+    assert "data-chat" not in watcher.get(f"/en/g/{solo.token}/").content.decode()
+    duel = factories.started_game(2)
+    html = client.get(f"/en/g/{duel.token}/").content.decode()
+    assert "data-chat" in html
+    assert "Your turn!" in html
+    assert "Close the chat to spectators" in html
+
+
+def test_the_end_line_is_the_solvers_review_of_the_players_game(client):
+    game = finished(2, bot_level="solid")
+    review = next(r for r in game_review(game) if r.order == 0)
+    worst = max(review.decisions, key=lambda d: d.cost)
+    assert review.cost >= records.TO_A_TENTH
+    line = as_guest(client, "ana").get(f"/en/g/{game.token}/end/").content.decode()
+    assert (
+        f"You gave away {review.cost:.1f} points to perfect play; "
+        f"your costliest choice was round {worst.round}."
+    ) in line
+    assert f'href="/en/g/{game.token}/review/"' in line
+    spanish = client.get(f"/es/g/{game.token}/end/").content.decode()
+    assert f"{review.cost:.1f}".replace(".", ",") in spanish
+    assert f"ronda {worst.round}" in spanish
+    # The points lost are kept on the seat, as My stats keeps them.
+    assert game.players.get(order=0).lost_to_optimal == pytest.approx(review.cost)
+
+
+def test_the_end_line_says_nothing_to_a_spectator_and_waits_for_the_end(client):
+    game = finished(2, bot_level="solid")
+    assert client.get(f"/en/g/{game.token}/end/").content.decode().strip() == ""
+    playing = factories.started_game(2)
+    assert as_guest(client, "ana").get(f"/en/g/{playing.token}/end/").status_code == 404
+
+
+def test_the_daily_ends_with_its_place_on_the_days_board_and_no_rematch(client):
+    play_to_the_end(daily.daily_enter(guest_id="bo", name="Bo", address="192.0.2.2"), "bo")
+    ana = play_to_the_end(daily.daily_enter(guest_id="ana", name="Ana", address="192.0.2.1"), "ana")
+    assert ana.daily is not None
+    board = daily.daily_board(ana.daily)
+    place = next(r.place for r in board.rows if r.token == ana.token)
+    as_guest(client, "ana")
+    result = result_of(client.get(f"/en/g/{ana.token}/").content.decode())
+    assert "Rematch" not in result
+    assert "Final score" in result and "wins" not in result
+    # Nobody to compare a round with, and no "played" chip during the day either.
+    assert "side by side" not in result
+    other = daily.daily_enter(guest_id="cy", name="Cy", address="192.0.2.3")
+    other = play_to_the_end(other, "cy", BOXES[:2])
+    playing = as_guest(client, "cy").get(f"/en/g/{other.token}/").content.decode()
+    assert "fold-chip" not in playing and "side by side" not in playing
+    as_guest(client, "ana")
+    assert f'data-end-line="/en/g/{ana.token}/end/"' in result
+    line = client.get(f"/en/g/{ana.token}/end/").content.decode()
+    assert f"Place {place} of 2 on the day's board" in line
+    assert f'href="/en/daily/{ana.daily.day.isoformat()}/"' in line
+    assert f"Posizione {place} su 2" in client.get(f"/it/g/{ana.token}/end/").content.decode()
