@@ -77,6 +77,8 @@ class Table:
     # a person's seat a bot keeps is one whose time ran out, and nothing that
     # seat sends can take that turn back or give it more time.
     clock: bool = False
+    # An entry to a daily challenge: one game a day, so it has no rematch.
+    daily: bool = False
 
 
 Check = Callable[[Table, int | None, bool], str | None]
@@ -170,6 +172,8 @@ def _start(table: Table, seat: int | None, stale: bool) -> str | None:
 def _rematch(table: Table, seat: int | None, stale: bool) -> str | None:
     if table.status != "finished":
         return "not_finished"
+    if table.daily:
+        return "daily_entered"
     return None if _seated(table, seat) else "not_seated"
 
 

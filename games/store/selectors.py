@@ -786,6 +786,7 @@ def rules_table(
         turns=turns,
         fresh_from=fresh_from,
         clock=bool(game.turn_seconds),
+        daily=game.daily_id is not None,
     )
 
 
@@ -843,6 +844,7 @@ def snapshot_table(snap: Snapshot, *, absent: bool) -> rules.Table:
         spectator_chat=snap["spectator_chat"],
         turns=turns,
         clock=bool(snap["turn_seconds"]),
+        daily=bool(snap["duplicate"] and snap["duplicate"]["daily"]),
     )
 
 

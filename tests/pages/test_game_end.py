@@ -11,7 +11,8 @@ import re
 import pytest
 
 from games.models import Game
-from games.play import daily
+from games.play import daily, services
+from games.rules import GameError
 from games.store import records
 from games.store.selectors import game_review, game_snapshot
 from games.web.guests import GUEST_KEY
@@ -144,3 +145,12 @@ def test_the_daily_ends_with_its_place_on_the_days_board_and_no_rematch(client):
     assert f"Place {place} of 2 on the day's board" in line
     assert f'href="/en/daily/{ana.daily.day.isoformat()}/"' in line
     assert f"Posizione {place} su 2" in client.get(f"/it/g/{ana.token}/end/").content.decode()
+
+
+def test_a_finished_daily_has_no_rematch_however_it_is_asked_for():
+    # One game a day: a rematch sent by hand, not only the hidden button, is refused.
+    ana = play_to_the_end(daily.daily_enter(guest_id="ana", name="Ana", address="192.0.2.1"), "ana")
+    with pytest.raises(GameError) as refused:
+        services.game_rematch(token=ana.token, guest_id="ana")
+    assert refused.value.code == "daily_entered"
+    assert Game.objects.count() == 1
