@@ -133,7 +133,9 @@ class Field:
 # "hint": the advisor's answer, to the sender only;
 # "chat": nothing of its own; the line reaches every socket of the game (the
 # sender's too) as a ``chat`` message, and the game's version does not change.
-Answer = Literal["push", "table", "current", "hint", "chat"]
+# "presence": nothing of its own; if the seat's presence changes, every socket
+# of the game hears a ``presence`` message, and the version does not change.
+Answer = Literal["push", "table", "current", "hint", "chat", "presence"]
 
 
 @dataclass(frozen=True)
@@ -286,6 +288,14 @@ DECLARATIONS: tuple[Declaration, ...] = (
         services.game_spectator_chat,
         "push",
         "host: open (1) or close (0) the table's chat to spectators",
+    ),
+    Declaration(
+        "presence",
+        (Field("away", Whole(0, 1)),),
+        None,
+        "presence",
+        "a player: this page is hidden or idle (1), or in view and in use again (0); "
+        "the seat is `away` while every open page of it says 1",
     ),
 )
 ACTIONS: dict[str, Declaration] = {d.name: d for d in DECLARATIONS}

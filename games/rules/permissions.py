@@ -36,6 +36,7 @@ ActionName = Literal[
     "hint",
     "chat",
     "spectator_chat",
+    "presence",
 ]
 ACTION_NAMES: tuple[ActionName, ...] = get_args(ActionName)
 
@@ -230,6 +231,10 @@ def _spectator_chat(table: Table, seat: int | None, stale: bool) -> str | None:
     return None if _is_host(table, seat) else "not_host"
 
 
+def _presence(table: Table, seat: int | None, stale: bool) -> str | None:
+    return None if _seated(table, seat) else "not_seated"
+
+
 CHECKS: dict[ActionName, Check] = {
     "roll": _roll,
     "hold": _hold,
@@ -244,6 +249,7 @@ CHECKS: dict[ActionName, Check] = {
     "hint": _hint,
     "chat": _chat,
     "spectator_chat": _spectator_chat,
+    "presence": _presence,
 }
 
 
