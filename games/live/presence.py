@@ -74,7 +74,7 @@ class Entry:
             seat, state, until = text.split(":")
             if state not in (ONLINE, AWAY):
                 return None
-            return cls(int(seat), state, float(until))  # type: ignore[arg-type]
+            return cls(int(seat), state, float(until))
         except ValueError:
             return None
 
@@ -144,7 +144,7 @@ class Presence:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            options = {"socket_timeout": 1, "socket_connect_timeout": 1}
+            options: dict[str, Any] = {"socket_timeout": 1, "socket_connect_timeout": 1}
             options.update(settings.REDIS_CLIENT_OPTIONS)
             client = self._clients[loop] = redis.asyncio.Redis.from_url(
                 settings.REDIS_URL, **options
@@ -160,7 +160,7 @@ class Presence:
     async def _put(self, token: str, entries: Mapping[str, Entry]) -> None:
         if settings.REDIS_URL:
             try:
-                keep = int(settings.YACHT_PRESENCE_TTL_SECONDS + settings.YACHT_PRESENCE_GRACE_SECONDS)
+                keep = int(_ttl() + settings.YACHT_PRESENCE_GRACE_SECONDS)
                 async with self._redis().pipeline(transaction=False) as pipe:
                     pipe.hset(_key(token), mapping={s: e.encode() for s, e in entries.items()})
                     # A game nobody renews leaves nothing behind.

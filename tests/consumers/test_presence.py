@@ -61,9 +61,7 @@ async def a_table(connect):
     return game, ana, bo
 
 
-async def test_the_others_see_a_seat_go_from_online_to_gone_once_its_grace_is_over(
-    connect, clock
-):
+async def test_the_others_see_a_seat_go_from_online_to_gone_once_its_grace_is_over(connect, clock):
     game, ana, bo = await a_table(connect)
     await ana.ws.disconnect()
     clock.now += GRACE - 1
@@ -90,9 +88,7 @@ async def test_a_reconnect_within_the_grace_never_shows_the_seat_gone(connect, c
     assert all(seats.get("0") == "online" for seats in seen)
 
 
-async def test_a_hidden_page_shows_its_seat_away_and_back_online_when_it_is_in_view(
-    connect, clock
-):
+async def test_a_hidden_page_shows_its_seat_away_and_back_online_when_it_is_in_view(connect, clock):
     _game, ana, bo = await a_table(connect)
     await ana.send({"action": "presence", "away": 1})
     assert await presence_until(bo, {"0": "away", "1": "online"})
