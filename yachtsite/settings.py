@@ -407,3 +407,11 @@ YACHT_BOT_FAST_SHARE = env.float("YACHT_BOT_FAST_SHARE", default=0.25)
 # Seconds a player may be idle on their turn before the others may let a bot
 # stand in for them.
 YACHT_ABSENT_AFTER = env.int("YACHT_ABSENT_AFTER", default=60)
+
+# --- Presence ---
+# Seconds a seat whose last socket closed keeps its state before it shows as
+# gone: a refresh or a brief drop reconnects well within it.
+YACHT_PRESENCE_GRACE_SECONDS = env.float("YACHT_PRESENCE_GRACE_SECONDS", default=5.0)
+# Seconds a socket's presence lasts unless its process renews it (every third
+# of this): how long the seats of a process that died still look present.
+YACHT_PRESENCE_TTL_SECONDS = env.float("YACHT_PRESENCE_TTL_SECONDS", default=15.0)

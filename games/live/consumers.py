@@ -24,7 +24,9 @@ from django.utils import translation
 from redis.exceptions import RedisError
 
 from games.live import limits, loopmoves
+from games.live import presence as presences
 from games.live.broadcast import group_name
+from games.live.presence import presence
 from games.live.process import live
 from games.play import botplay, services, turnclock
 from games.play.actions import BadMessage, Declaration, parse
@@ -127,6 +129,10 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
     address: str
     claim: limits.SocketClaim | None = None
     refused: bool = False
+    # The page says it is hidden or idle (the ``presence`` action).
+    away: bool = False
+    # The seat and state this socket last counted in the game's presence.
+    presented: tuple[int, bool] | None = None
 
     async def connect(self) -> None:
         self.token = self.scope["url_route"]["kwargs"]["token"]
@@ -190,6 +196,10 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
                 return
             snap, self.seat = loaded
         await self._show(snap)
+        # Who is at the table now; later changes come as the group's pushes.
+        await self._present()
+        states = await presence.current(self.token)
+        await self.send(text_data=json.dumps(presences.message(states)))
         # The chat as it is now, for a page that may have missed lines
         # while its socket was away (a fresh page shows them already).
         if lines:
@@ -250,6 +260,9 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         """Give back the socket's claims and its place among the open
         sockets; at once, without waiting on anything, and as often as asked."""
         live.untrack(self)
+        if self.presented is not None:
+            self.presented = None
+            presence.leave(self.token, self.channel_name)
         claim, self.claim = self.claim, None
         if claim is not None:
             limits.sockets.release(claim)
@@ -318,6 +331,12 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
 
     async def perform(self, declaration: Declaration, fields: dict[str, Any]) -> None:
         """Call the action's verb; answer the sender as its declaration says."""
+        if declaration.answer == "presence":
+            if self.seat is None:
+                raise GameError("not_seated")
+            self.away = bool(fields["away"])
+            await self._present()
+            return
         if declaration.answer == "current" and await self.answered_from_memory(
             fields.get("version")
         ):
@@ -417,6 +436,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NO_SUCH_GAME)
             return
         snap, self.seat = loaded
+        await self._present()
         await self._show(snap, force=force)
 
     async def game_snapshot(self, event: dict[str, Any]) -> None:
@@ -442,6 +462,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
                 # This viewer misses one push; the next one, or a sync, catches up.
                 log.warning("database unavailable for game %s", self.token, exc_info=True)
                 return
+            await self._present()
         await self._show(snap)
 
     async def game_chat(self, event: dict[str, Any]) -> None:
@@ -453,6 +474,20 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
             live.counts["chat_deliveries_skipped"] += 1
             return
         await self.send(text_data=viewcache.chat_text(line, self.language))
+
+    async def game_presence(self, event: dict[str, Any]) -> None:
+        states = presences.from_event(event)
+        presence.heard(self.token, states)
+        await self.send(text_data=json.dumps(presences.message(states)))
+
+    async def _present(self) -> None:
+        """Count this socket in its seat's presence as it is now: from the
+        moment it has a seat, and again when its page's state changes."""
+        if self.seat is None or self.presented == (self.seat, self.away):
+            return
+        self.presented = (self.seat, self.away)
+        state = presences.AWAY if self.away else presences.ONLINE
+        await presence.arrive(self.token, self.channel_name, self.seat, state)
 
     async def _show(self, snap: Snapshot, *, force: bool = False) -> None:
         if snap["version"] < self.shown_version or (

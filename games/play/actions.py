@@ -134,7 +134,9 @@ class Field:
 # "coach": one line on why the advisor's choice is best, to the sender only;
 # "chat": nothing of its own; the line reaches every socket of the game (the
 # sender's too) as a ``chat`` message, and the game's version does not change.
-Answer = Literal["push", "table", "current", "hint", "coach", "chat"]
+# "presence": nothing of its own; if the seat's presence changes, every socket
+# of the game hears a ``presence`` message, and the version does not change.
+Answer = Literal["push", "table", "current", "hint", "coach", "chat", "presence"]
 
 
 @dataclass(frozen=True)
@@ -304,6 +306,14 @@ DECLARATIONS: tuple[Declaration, ...] = (
         "host, before the end: how long the bots pause before each of their steps "
         "(`normal`, or `fast`: a quarter of that by default); it takes effect from "
         "the next step, and a rematch keeps it",
+    ),
+    Declaration(
+        "presence",
+        (Field("away", Whole(0, 1)),),
+        None,
+        "presence",
+        "a player: this page is hidden or idle (1), or in view and in use again (0); "
+        "the seat is `away` while every open page of it says 1",
     ),
 )
 ACTIONS: dict[str, Declaration] = {d.name: d for d in DECLARATIONS}

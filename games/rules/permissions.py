@@ -38,6 +38,7 @@ ActionName = Literal[
     "chat",
     "spectator_chat",
     "bot_pace",
+    "presence",
 ]
 ACTION_NAMES: tuple[ActionName, ...] = get_args(ActionName)
 
@@ -262,6 +263,10 @@ def _bot_pace(table: Table, seat: int | None, stale: bool) -> str | None:
     return "stale_version" if stale else None
 
 
+def _presence(table: Table, seat: int | None, stale: bool) -> str | None:
+    return None if _seated(table, seat) else "not_seated"
+
+
 CHECKS: dict[ActionName, Check] = {
     "roll": _roll,
     "hold": _hold,
@@ -278,6 +283,7 @@ CHECKS: dict[ActionName, Check] = {
     "chat": _chat,
     "spectator_chat": _spectator_chat,
     "bot_pace": _bot_pace,
+    "presence": _presence,
 }
 
 

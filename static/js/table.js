@@ -82,6 +82,8 @@
 
   function connect() {
     setConnection(attempts ? "closed" : "connecting");
+    // A new socket counts as in view until this page says otherwise.
+    toldAway = false;
     socket = new WebSocket(socketUrl());
     socket.addEventListener("open", () => {
       // "Live" once the table the server sends on connect is shown: until
@@ -178,6 +180,11 @@
     }
     if (message.type === "chat" || message.type === "chat_log") {
       showChat(message);
+      return;
+    }
+    if (message.type === "presence") {
+      presence = message.seats;
+      showPresence();
       return;
     }
     if (message.type === "current") {
@@ -277,6 +284,8 @@
     showSkip();
     askCoach();
     showEndLine();
+    showPresence();
+    tellPresence();
     tickClock();
     showAbsent();
     placeFocus(focused, inTable || (engaged && document.activeElement === document.body), changed);
@@ -569,7 +578,46 @@
 
   document.addEventListener("visibilitychange", () => {
     if (!document.hidden) setIcon(false);
+    tellPresence();
   });
+
+  // Who is at the table: each person's seat shows the state the server last
+  // pushed (a seat it does not list has nobody here). Kept across tables,
+  // since presence is not part of the game's version.
+  let presence = null;
+  function showPresence() {
+    if (!presence) return;
+    const words = table.querySelector(".table-inner")?.dataset || {};
+    table.querySelectorAll("[data-presence]").forEach((mark) => {
+      const state = presence[mark.dataset.presence] || "gone";
+      if (mark.dataset.state === state) return;
+      mark.dataset.state = state;
+      mark.querySelector(".presence-text").textContent =
+        words["presence" + state[0].toUpperCase() + state.slice(1)] || "";
+      mark.closest("li").dataset.presenceState = state;
+    });
+  }
+
+  // This player's own presence: away while the page is hidden or has had no
+  // input for IDLE_MS (two minutes: longer than a turn's thinking usually
+  // takes); the server counts a socket in view until told otherwise.
+  const IDLE_MS = 120000;
+  let lastInput = Date.now();
+  let toldAway = false;
+  function tellPresence() {
+    const seated = table.querySelector(".table-inner")?.dataset.seat !== undefined;
+    const away = document.hidden || Date.now() - lastInput >= IDLE_MS;
+    if (!seated || away === toldAway || !socket || socket.readyState !== WebSocket.OPEN) return;
+    toldAway = away;
+    send({ action: "presence", away: away ? 1 : 0 });
+  }
+  ["pointerdown", "pointermove", "keydown", "wheel", "touchstart"].forEach((kind) =>
+    document.addEventListener(kind, () => {
+      lastInput = Date.now();
+      if (toldAway) tellPresence();
+    }, { passive: true }),
+  );
+  setInterval(tellPresence, 5000);
 
   // Short sounds made on the spot (no files): a rattle for a roll, two notes
   // for a score, three rising ones when it becomes your turn, a sparkle for

@@ -49,6 +49,14 @@ def short_clock(token: str) -> None:
     Game.objects.filter(token=token).update(turn_seconds=CLOCK_SECONDS)
 
 
+async def next_table(ws: Any) -> dict[str, Any]:
+    """The socket's next table (presence messages may come before it)."""
+    while True:
+        message: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        if message["type"] == "table":
+            return message
+
+
 async def tables_until_bos_turn(ws: Any) -> list[dict[str, Any]]:
     """Every table a socket is shown until it is Bo's turn (seat 1)."""
     seen = []
@@ -66,7 +74,7 @@ async def nobody_acts(token: str, ana: Guest, bo: Guest, *, kill: Cluster | None
     try:
         tables = [json.loads(await ws.recv()) for ws in sockets]
         await sockets[0].send(json.dumps({"action": "start", "version": tables[0]["version"]}))
-        starts = [json.loads(await asyncio.wait_for(ws.recv(), 10)) for ws in sockets]
+        starts = [await next_table(ws) for ws in sockets]
         assert all(s["state"]["deadline"] is not None for s in starts)
         if kill is not None:
             # The process that committed the start (and armed its timer) dies.

@@ -8,6 +8,7 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -47,6 +48,14 @@ def two_processes(transactional_db: None) -> Iterator[Cluster]:
     ).start()
     yield cluster
     cluster.stop()
+
+
+async def next_table(ws: Any) -> dict[str, Any]:
+    """The socket's next table (presence messages may come before it)."""
+    while True:
+        message: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        if message["type"] == "table":
+            return message
 
 
 async def play_whole_game(token: str, ana: Guest, bo: Guest) -> GameLog:
@@ -100,7 +109,7 @@ async def start_after_idling(token: str, ana: Guest, bo: Guest, idle: float) -> 
         tables = [json.loads(await ws.recv()) for ws in sockets]
         await asyncio.sleep(idle)
         await sockets[0].send(json.dumps({"action": "start", "version": tables[0]["version"]}))
-        pushes = [json.loads(await asyncio.wait_for(ws.recv(), 10)) for ws in sockets]
+        pushes = [await next_table(ws) for ws in sockets]
         return [
             push["version"] - table["version"] for push, table in zip(pushes, tables, strict=True)
         ]

@@ -11,10 +11,10 @@ from games import rules
 from games.rules import ScriptedDice, Seat, Table, allowed_actions, refusal
 
 PEOPLE = (Seat(person=True), Seat(person=True))
-# Talking at the table, and the host's pace for the bots, are allowed apart
-# from the game's own actions (see their own tests below): the tests of play
-# leave them out.
-TALK = {"chat", "spectator_chat", "bot_pace"}
+# Talking at the table, a player's presence and the host's pace for the bots
+# are allowed apart from the game's own actions (see their own tests below):
+# the tests of play leave them out.
+TALK = {"chat", "spectator_chat", "bot_pace", "presence"}
 
 
 def lobby(*seats: Seat, seat_count: int = 3) -> Table:

@@ -368,6 +368,9 @@ def expect_action(table: Table, sock: Sock, message: dict[str, Any]) -> Outcome:
         return Outcome(NOTHING)
     if declaration.answer == "chat":
         return Outcome(CHAT)
+    if declaration.answer == "presence":
+        # Presence is no change of the game: no table, no version.
+        return Outcome(NOTHING)
     return Outcome(ACCEPT)
 
 
@@ -756,20 +759,32 @@ class Crowd:
                 if sock.ws is not None:
                     await sock.ws.disconnect()
 
+    async def output(self, sock: Sock) -> dict[str, Any]:
+        """The socket's next output that is not a presence message (a frame
+        or its close)."""
+        assert sock.ws is not None
+        while True:
+            output: dict[str, Any] = await sock.ws.receive_output(timeout=ANSWER_TIMEOUT)
+            text = output.get("text") if output["type"] == "websocket.send" else None
+            if not (text and json.loads(text).get("type") == "presence"):
+                return output
+
     async def receive(self, sock: Sock) -> dict[str, Any]:
         assert sock.ws is not None
-        raw = await sock.ws.receive_from(timeout=ANSWER_TIMEOUT)
-        message = json.loads(raw)
-        assert isinstance(message, dict), raw[:300]
-        assert message.get("type") in (
-            "table",
-            "error",
-            "hint",
-            "coach",
-            "current",
-            "chat",
-            "chat_log",
-        ), raw[:300]
+        while True:
+            raw = await sock.ws.receive_from(timeout=ANSWER_TIMEOUT)
+            message = json.loads(raw)
+            assert isinstance(message, dict), raw[:300]
+            if message.get("type") != "presence":
+                break
+            # Presence comes whenever a socket of a seat opens or closes,
+            # answering nothing: its shape is checked, then it is passed over.
+            seats = message["seats"]
+            assert all(
+                seat.isdigit() and state in ("online", "away") for seat, state in seats.items()
+            ), raw[:300]
+        answers = ("table", "error", "hint", "coach", "current", "chat", "chat_log")
+        assert message.get("type") in answers, raw[:300]
         return message
 
     def check_table(self, message: dict[str, Any], table: Table, sock: Sock) -> None:
@@ -920,11 +935,11 @@ class Crowd:
         else:
             raise AssertionError("a flood was never cut off")
         assert sent > burst, "the burst allowance was not honoured"
-        closing = await flooder.ws.receive_output(timeout=ANSWER_TIMEOUT)
+        closing = await self.output(flooder)
         if closing["type"] == "websocket.send":
             # The refusal is followed by the table, like any refusal, then the close.
             self.check_table(json.loads(closing["text"]), table, flooder)
-            closing = await flooder.ws.receive_output(timeout=ANSWER_TIMEOUT)
+            closing = await self.output(flooder)
         assert closing["type"] == "websocket.close", closing
         assert closing["code"] == consumers.CLOSE_POLICY_VIOLATION and closing.get("reason")
         await flooder.ws.disconnect()
@@ -955,7 +970,7 @@ class Crowd:
                         self.stats.reject("rate_limited")
                         self.check_error(answer, "rate_limited", flooder)
                         self.check_table(await self.receive(flooder), table, flooder)
-                        closing = await flooder.ws.receive_output(timeout=ANSWER_TIMEOUT)
+                        closing = await self.output(flooder)
                         assert closing["code"] == consumers.CLOSE_POLICY_VIOLATION, closing
                         break
                     self.stats.reject("bad_json")

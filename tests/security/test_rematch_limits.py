@@ -75,6 +75,9 @@ class Player:
 
     async def receive(self) -> dict[str, Any]:
         message: dict[str, Any] = json.loads(await self.ws.receive_from(timeout=5))
+        while message["type"] == "presence":
+            # Comes as seats arrive and leave, answering nothing.
+            message = json.loads(await self.ws.receive_from(timeout=5))
         if message["type"] == "table":
             self.version = message["version"]
         return message

@@ -69,7 +69,11 @@ class Socket:
         return cls(ws)
 
     async def first(self) -> dict[str, Any]:
-        return json.loads(await self.ws.receive_from(timeout=3))
+        """The next message but presence (which comes as seats arrive and leave)."""
+        while True:
+            message: dict[str, Any] = json.loads(await self.ws.receive_from(timeout=3))
+            if message["type"] != "presence":
+                return message
 
     async def closed_with(self) -> int:
         """Read up to the close frame: its code."""
