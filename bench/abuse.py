@@ -68,6 +68,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import html
+import itertools
 import json
 import math
 import multiprocessing
@@ -94,6 +95,11 @@ from scripts.run_cluster import Cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACKER = "198.51.100.66"
+# Each victim game is hosted and joined from a pair of addresses never used
+# before in the run: a victim is an honest player, and the limits (counted in
+# Redis, so across every phase and attack of a run) must not refuse it for
+# what earlier phases did from the same address.
+VICTIM_PAIRS = itertools.count()
 VISITOR = "192.0.2.{}"
 MOVE_EVERY = 0.1
 # Of each limit the attackers use this share: the server's windows are
@@ -254,7 +260,9 @@ def next_move(state: dict[str, Any]) -> dict[str, Any]:
 async def victim(base: str, seconds: float, n: int) -> list[float]:
     """Play a two-seat game for ``seconds`` from two addresses of its own;
     each push's latency in ms."""
-    host, guest = Client(base, f"192.0.2.{10 + 2 * n}"), Client(base, f"192.0.2.{11 + 2 * n}")
+    k = next(VICTIM_PAIRS)
+    pair = f"10.20.{k // 100}.{10 + 2 * (k % 100)}", f"10.20.{k // 100}.{11 + 2 * (k % 100)}"
+    host, guest = Client(base, pair[0]), Client(base, pair[1])
     token = await asyncio.to_thread(host.create, 2)
     await asyncio.to_thread(
         guest.post_form, f"/en/g/{token}/", f"/en/g/{token}/join/", {"name": "Guest"}
