@@ -180,10 +180,20 @@ class Presence:
             else:
                 entries = {}
                 dead = []
+                # A socket open in this process is alive, as this process
+                # knows it, whatever its stored expiry says: its renewal may
+                # be on its way to Redis while this read runs (a tick renewing
+                # beside another looking), and reading it as run out, or
+                # deleting it, would show its seat gone.
+                game = self.games.get(token)
+                open_here = game.sockets if game is not None else {}
                 for socket, text in raw.items():
                     entry = Entry.decode(text)
                     name = socket.decode() if isinstance(socket, bytes) else socket
-                    if entry is None or entry.until <= now:
+                    if name in open_here:
+                        seat, state = open_here[name]
+                        entries[name] = Entry(seat, state, now + _ttl())
+                    elif entry is None or entry.until <= now:
                         dead.append(name)
                     else:
                         entries[name] = entry
