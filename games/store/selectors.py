@@ -875,6 +875,22 @@ class Advice(TypedDict):
 HINT_HOLDS = 5
 
 
+def _asked_in_turn(
+    token: str, guest_id: str, action: rules.ActionName
+) -> tuple[Game, Player, rules.GameState]:
+    """The game, the asker's seat and the state, once the rules allow the
+    asker ``action`` (the advisor's answers: a hint, a coaching line)."""
+    game = game_by_token(token)
+    if game is None:
+        raise rules.GameError("no_such_game")
+    players = game_players(game)
+    me = seat_among(players, guest_id)
+    state = game_state(game, players) if game.status != Game.Status.LOBBY else None
+    rules.require(rules_table(game, players, state), me.order if me else None, action)
+    assert me is not None and state is not None
+    return game, me, state
+
+
 def game_hint(*, token: str, guest_id: str) -> Advice:
     """The advisor, for the player to move in a game with hints on: every hold
     and every allowed box with its expected final score under optimal play.
@@ -883,14 +899,7 @@ def game_hint(*, token: str, guest_id: str) -> Advice:
     """
     from games.solver import evaluate_boxes, evaluate_keeps, get_table
 
-    game = game_by_token(token)
-    if game is None:
-        raise rules.GameError("no_such_game")
-    players = game_players(game)
-    me = seat_among(players, guest_id)
-    state = game_state(game, players) if game.status != Game.Status.LOBBY else None
-    rules.require(rules_table(game, players, state), me.order if me else None, "hint")
-    assert me is not None and state is not None
+    game, me, state = _asked_in_turn(token, guest_id, "hint")
     table = get_table(game.ruleset)
     card = state.cards[me.order]
     boxes = evaluate_boxes(table, card, state.dice)
@@ -942,14 +951,7 @@ def game_coach(*, token: str, guest_id: str) -> Coaching:
     from games.solver import get_table
     from games.solver.coach import reason
 
-    game = game_by_token(token)
-    if game is None:
-        raise rules.GameError("no_such_game")
-    players = game_players(game)
-    me = seat_among(players, guest_id)
-    state = game_state(game, players) if game.status != Game.Status.LOBBY else None
-    rules.require(rules_table(game, players, state), me.order if me else None, "coach")
-    assert me is not None and state is not None
+    game, _me, state = _asked_in_turn(token, guest_id, "coach")
     why = reason(get_table(game.ruleset), state)
     # "coach" needs a roll, and the chooser answers every rolled state.
     assert why is not None
