@@ -1,26 +1,27 @@
-"""A player's move settled on the sockets' loop, without the hand-off to
-the game's database thread.
+"""A player's move written from the sockets' loop, without the hand-off to
+the game's database thread: the store's guarded write
+(``games.store.writes.write_guarded``) run by the loop itself.
 
 Most moves are made against the version this process committed last, and
-are decided on the row it remembers (``services.game_move_remembered``):
+are decided on the row it remembers (``services.game_plan_remembered``):
 pure Python, then one write that checks the version itself. Handing that
 to a game's thread and back (the thread woken, the loop woken, the GIL
 passed back and forth at each of the thread's statements) cost more CPU
 than the move: about a millisecond a move on SQLite in bench.live_play at
 50 games, against a move of a few hundred microseconds. So here:
 
+- on PostgreSQL, the write's one statement goes through psycopg's
+  asynchronous driver on a connection of the loop's own, so a slow commit
+  holds up only the moves waiting on that connection, never the loop;
 - on SQLite, in-process and without an fsync per commit in WAL mode, the
-  move runs as it is on the loop's own thread (``dbthreads.here``);
-- on PostgreSQL, the move is decided on the loop (it reads nothing, so
-  Django's guard against blocking the loop never fires) and its one
-  statement goes through psycopg's asynchronous driver on a connection of
-  the loop's own, so a slow commit holds up only the moves waiting on that
-  connection, never the loop. What follows the commit (the push, the
-  remembered row) runs once the statement has returned.
+  write runs on the loop's own thread, but never waits for the write lock:
+  if another thread holds it, nothing is written and the move goes to the
+  game's thread, which may wait (``Written.BUSY``).
 
-A move this path does not settle (a version not held here, a refusal, a
-game moved on by another process) returns None, having written nothing,
-and the caller hands it to the game's thread as before.
+What follows the commit (the push, the remembered row) runs once the write
+has returned. A move this path does not settle (a version not held here, a
+refusal, a game moved on by another process, SQLite busy) returns None,
+having written nothing, and the caller hands it to the game's thread.
 """
 
 from __future__ import annotations
@@ -36,27 +37,33 @@ from django.db import DatabaseError, connections, router
 
 from games.live.process import live
 from games.models import Game
-from games.play import services
-from games.store import dbthreads, movelog
+from games.play import moves, services
+from games.store import dbthreads, writes
 
 
-async def settle(verb: Callable[..., Game], /, **fields: Any) -> Game | None:
-    """The move ``verb`` with ``fields``, if the remembered row settles it
-    (see the module's docstring); else None, with nothing written."""
-    connection = connections[router.db_for_write(Game)]
-    if connection.vendor != "postgresql":
-        return dbthreads.here(services.game_move_remembered, verb, **fields)
-    held = movelog.Held()
-    with movelog.holding(held):
-        game = services.game_move_remembered(verb, **fields)
-    if game is None:
+async def settle(
+    verb: Callable[..., Game], /, *, token: str, guest_id: str, version: int, **fields: Any
+) -> Game | None:
+    """The move ``verb`` (one of ``services.MOVES``) with ``fields``, if the
+    remembered row settles it (see the module's docstring); else None, with
+    nothing written."""
+    plan = services.game_plan_remembered(
+        token=token, guest_id=guest_id, version=version, action=services.MOVES[verb](**fields)
+    )
+    if plan is None:
         return None
+    if connections[router.db_for_write(Game)].vendor != "postgresql":
+        written = dbthreads.here(writes.write_guarded, plan.rows, wait=False)
+        if written is not writes.Written.DONE:
+            return None
+        services.game_publisher(plan)()
+        return plan.rows.game
     # A socket closed mid-write must not leave a committed move unannounced:
     # the write and what follows it run to their end whatever the caller does.
-    written = asyncio.get_running_loop().create_task(_write(fields["token"], held))
-    _writing.add(written)
-    written.add_done_callback(_written)
-    return game if await asyncio.shield(written) else None
+    task = asyncio.get_running_loop().create_task(_write(token, plan))
+    _writing.add(task)
+    task.add_done_callback(_written)
+    return plan.rows.game if await asyncio.shield(task) else None
 
 
 # The writes under way: the loop keeps only weak references to its tasks.
@@ -71,13 +78,13 @@ def _written(task: asyncio.Task[bool]) -> None:
         live.counts["move_writes_failed"] += 1
 
 
-async def _write(token: str, held: movelog.Held) -> bool:
-    """Run the held statement; on its commit, what follows it. False when the
-    game had moved on (nothing written)."""
-    if await connections_here.execute(token, held.sql, held.params) != 1:
+async def _write(token: str, plan: moves.Plan) -> bool:
+    """The plan's guarded statement; once it commits, its publishing. False
+    when the game had moved on (nothing written)."""
+    sql, params = writes.guarded_statement(plan.rows)
+    if await connections_here.execute(token, sql, params) != 1:
         return False
-    for callback in held.after:
-        callback()
+    services.game_publisher(plan)()
     return True
 
 

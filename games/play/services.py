@@ -11,10 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import random
-import secrets
 from collections.abc import Callable, Collection, Sequence
-from contextvars import ContextVar
-from datetime import timedelta
 
 from django.db import transaction
 from django.db.models import F
@@ -31,19 +28,17 @@ from games.models import (
     Game,
     Move,
     Player,
-    ScoreEntry,
 )
+from games.play import moves
 from games.play.chat import read_chat
 from games.play.names import bot_name, clean_name, require_distinct
 from games.rules import GameError, fairness
-from games.store import movelog
+from games.store import writes
 from games.store.selectors import (
     Last,
-    LastKind,
     chat_line,
     clock_ran_out,
     committed_seats,
-    duplicate_state,
     game_by_token,
     game_players,
     game_state,
@@ -55,9 +50,6 @@ from games.store.selectors import (
     seat_among,
     snapshot,
 )
-
-# Only for games created before dice were derived from a seed (blank seed).
-_unseeded_dice = secrets.SystemRandom()
 
 
 def _locked(token: str) -> Game:
@@ -73,14 +65,6 @@ def _fair_seed() -> dict[str, str]:
     return {"server_seed": seed.hex(), "seed_commitment": fairness.commitment(seed)}
 
 
-def _dice_for(game: Game, action: rules.Action) -> rules.engine.DiceRoller:
-    """The game's own fair dice for the roll that will be logged as the next version."""
-    if not game.server_seed:
-        return _unseeded_dice
-    hold = (action.hold if isinstance(action, rules.Roll) else None) or frozenset()
-    return fairness.FairDice(bytes.fromhex(game.server_seed), game.version + 1, hold)
-
-
 def _commit(
     game: Game,
     players: Sequence[Player],
@@ -89,26 +73,37 @@ def _commit(
     fields: Sequence[str],
     last: Last,
     new_turn: bool = False,
-    logged: movelog.LoggedMove | None = None,
 ) -> None:
-    """Bump the version, set the turn clock, save (with the ``logged`` move's
-    rows, if any), and hand the new snapshot to the live side once committed
-    (it pushes it, schedules a bot's step if one is to move, and arms the
-    clock's timer)."""
+    """Move the version on, set the turn clock, write ``game``'s ``fields``
+    under its row lock and publish the new snapshot once committed."""
+    since = game.version
     game.version += 1
     game.acted_at = timezone.now()
-    _wind_clock(game, players, new_turn=new_turn, state=state)
-    saved = [*fields, "version", "acted_at", "turn_deadline"]
-    if logged is None:
-        game.save(update_fields=saved)
-    else:
-        movelog.write(game, saved, logged)
-    # After the write: a duplicate game's snapshot reads the rounds scored.
+    moves.wind_clock(game, players, new_turn=new_turn, state=state, now=game.acted_at)
+    writes.write_locked(writes.Rows(game=game, fields=writes.saved_fields(fields), since=since))
+    transaction.on_commit(_publisher(game, players, state, last))
+
+
+def _publisher(
+    game: Game, players: Sequence[Player], state: rules.GameState | None, last: Last
+) -> Callable[[], None]:
+    """What publishes a written change once it is committed. The snapshot is
+    taken now, after the write: a duplicate game's reads the rounds scored."""
     snap = snapshot(game, players, state, last)
-    if state is not None:
-        # The next move of this game here starts from this row, these seats and cards.
-        movelog.on_commit(functools.partial(committed_seats.remember, game, players, state.cards))
-    movelog.on_commit(functools.partial(live.committed, snap))
+
+    def publish() -> None:
+        if state is not None:
+            # The next move of this game here starts from this row, these seats and cards.
+            committed_seats.remember(game, players, state.cards)
+        live.committed(snap)
+
+    return publish
+
+
+def game_publisher(plan: moves.Plan) -> Callable[[], None]:
+    """``_publisher`` of a written move: for the sockets' loop, which writes
+    a move itself (``games.live.loopmoves``)."""
+    return _publisher(plan.rows.game, plan.players, plan.state, plan.last)
 
 
 def game_create(
@@ -194,59 +189,17 @@ _TURN_CLOCKS = {seconds for seconds, _label in TURN_CLOCKS}
 _BOT_PACES = {pace for pace, _label in BOT_PACES}
 
 
-def _wind_clock(
-    game: Game,
-    players: Sequence[Player],
-    *,
-    new_turn: bool,
-    state: rules.GameState | None = None,
-) -> None:
-    """The deadline of the turn being played: a full period from the start of
-    a person's turn, kept through their rolls; none while a bot plays or
-    with no clock.
-
-    Only the start of a turn sets it. Nothing said during the turn (a hold,
-    a take back, anything) can set it again: once the clock ran out it stays
-    off until the stand-in bot has played that turn, so a person acting as
-    the clock runs out can never buy a fresh period for the turn.
-
-    A duplicate game's clock runs per round: a full period from the start
-    of the round, while any person has still to play it."""
-    running = False
-    if game.turn_seconds and game.status == Game.Status.PLAYING and players:
-        if game.duplicate:
-            running = bool(_still_to_play(players, state))
-        else:
-            seat = players[game.current_seat]
-            running = bool(seat.guest_id) and not seat.bot
-    if not running:
-        game.turn_deadline = None
-    elif new_turn:
-        game.turn_deadline = timezone.now() + timedelta(seconds=game.turn_seconds)
-
-
-def _still_to_play(players: Sequence[Player], state: rules.GameState | None) -> list[Player]:
-    """In a duplicate game's round: the people (no bot playing for them) who
-    have not played it yet."""
-    if state is None or not players:
-        return []
-    done = min(len(card.boxes) for card in state.cards)
-    return [
-        p for p in players if p.guest_id and not p.bot and len(state.cards[p.order].boxes) == done
-    ]
-
-
 def _time_up(game: Game, players: Sequence[Player]) -> list[Player]:
     """On a locked game whose turn clock has run out: the stand-in bot takes
     the seat to move; in a duplicate game, every seat whose person has not
     played the round. It plays that turn to its end, and nothing its person
     sends meanwhile is taken (``time_up``); then it leaves the seat, whose
-    person plays their next turn as ever (``_stand_in_leaves``). The seats,
+    person plays their next turn as ever (``moves.decide``). The seats,
     none when the clock had not run out."""
     if not clock_ran_out(game.status, game.turn_deadline):
         return []
     state = game_state(game, players)
-    seats = _still_to_play(players, state) if game.duplicate else [players[game.current_seat]]
+    seats = moves.still_to_play(players, state) if game.duplicate else [players[game.current_seat]]
     if not seats:
         return []
     for seat in seats:
@@ -394,72 +347,55 @@ def game_act(
     is ever applied. Once the bot has the turn, every move of that seat is
     refused with ``time_up`` until the bot has scored it.
 
-    Most moves are made against the version this process committed last
-    (the player's previous roll or hold): those are decided on the row it
-    remembers and written without the lock read (``_act_on_remembered``).
-    Every other move, and any that path cannot settle, locks the row here.
+    A move made against the version this process committed last is decided
+    on the row it remembers and written guarded by that version (the store's
+    ``write_guarded``); every other move, and one that write finds moved on,
+    is decided and written under the row lock. Both are ``moves.decide``.
     """
-    moved = _act_on_remembered(token, guest_id, version, action, rng)
-    if moved is not None:
-        return moved
-    if _remembered_only.get():
-        raise _Unsettled
+    plan = game_plan_remembered(
+        token=token, guest_id=guest_id, version=version, action=action, rng=rng
+    )
+    if plan is not None and writes.write_guarded(plan.rows) is writes.Written.DONE:
+        # At once, unless a caller's transaction holds the write uncommitted.
+        transaction.on_commit(game_publisher(plan))
+        return plan.rows.game
     with transaction.atomic():
         game = _locked(token)
         players, state = locked_game_seats(game)
         timed_out = _time_up(game, players)
         if not timed_out:
-            _act(game, players, state, guest_id, version, action, rng)
+            plan = moves.decide(
+                _known(game, players, state),
+                guest_id=guest_id,
+                version=version,
+                action=action,
+                now=timezone.now(),
+                rng=rng,
+            )
+            _write_move(plan)
     if timed_out:
         mine = any(seat.guest_id == guest_id for seat in timed_out)
         raise GameError("time_up" if mine else "stale_version")
-    return game
+    assert plan is not None
+    return plan.rows.game
 
 
-class _Unsettled(Exception):
-    """The move is not one the remembered row settles (``game_move_remembered``)."""
-
-
-_remembered_only: ContextVar[bool] = ContextVar("remembered_only", default=False)
-
-
-def game_move_remembered(verb: Callable[..., Game], /, **fields: object) -> Game | None:
-    """The move ``verb`` (``game_roll``, ``game_hold`` or ``game_score``)
-    with ``fields``, if it is settled on the row this process remembers
-    (``_act_on_remembered``): the game as it now is; else None, having
-    written nothing, for ``verb`` to be called again to lock the row and
-    decide (or name the refusal). It reads nothing from the database, and
-    its one write is the move itself."""
-    if verb not in MOVES:
-        raise ValueError(f"{verb.__name__} is not a move")
-    only = _remembered_only.set(True)
-    try:
-        return verb(**fields)
-    except _Unsettled:
-        return None
-    finally:
-        _remembered_only.reset(only)
-
-
-def _act_on_remembered(
+def game_plan_remembered(
+    *,
     token: str,
     guest_id: str,
     version: int,
     action: rules.Action,
-    rng: rules.engine.DiceRoller | None,
-) -> Game | None:
-    """The move, decided on ``version`` as this process committed (or read
-    under the lock) it, and written only if the stored game is still at that
-    version: the write's own check takes the place of the lock read, and a
-    game that moved on changes nothing (``movelog.Stale``). On PostgreSQL
-    that is one statement and one round trip, against four.
-
-    None when this path does not settle the move, for the locked path to
-    decide and name any refusal: a version not held here, a move that
-    writes more than the move log and the game (a duplicate game's hands,
-    a seat a bot keeps, a turn clock that ran out, the daily challenge's
-    check of its day), or one the rules refuse here.
-    """
+    rng: rules.engine.DiceRoller | None = None,
+) -> moves.Plan | None:
+    """The move decided on ``version`` as this process committed (or read
+    under the lock) it, for ``write_guarded``; it reads nothing from the
+    database. None when the remembered row does not settle the move: a
+    version not held here, a move that writes more than the move log and the
+    game (a duplicate game's hands, a seat a bot keeps), a turn clock that
+    ran out, the daily challenge's check of its day, or one the rules refuse
+    here (the locked path names the refusal against the stored row, which
+    another process may have moved on)."""
     known = remembered_game(token, version)
     if known is None:
         return None
@@ -474,204 +410,42 @@ def _act_on_remembered(
     ):
         return None
     try:
-        with movelog.atomic_move():
-            # The same decision as under the lock, on the same row and seats.
-            _act(game, players, state, guest_id, version, action, rng)
-    except (GameError, movelog.Stale):
+        plan = moves.decide(
+            moves.Known(game, players, state, rules_table(game, players, state)),
+            guest_id=guest_id,
+            version=version,
+            action=action,
+            now=timezone.now(),
+            rng=rng,
+        )
+    except GameError:
         return None
-    return game
+    return plan if plan.rows.guardable else None
 
 
-def _act(
-    game: Game,
-    players: Sequence[Player],
-    state: rules.GameState | None,
-    guest_id: str,
-    version: int,
-    action: rules.Action,
-    rng: rules.engine.DiceRoller | None,
-) -> None:
-    if game.daily_id is not None:
+def _known(game: Game, players: list[Player], state: rules.GameState | None) -> moves.Known:
+    """A locked game as ``moves.decide`` sees it."""
+    table = rules_table(game, players, state)
+    if state is None:
+        # In the lobby, where the rules (``table``) refuse every move.
+        state = rules.new_game(game.ruleset, max(len(players), 1))
+    day_over = False
+    if game.daily_id is not None and game.daily is not None:
         from games.play.daily import is_over
 
-        # Once the day is over its seed is revealed: an unfinished entry
-        # could then know every die to come.
-        if game.daily is not None and is_over(game.daily.day):
-            raise GameError("daily_over")
-    kind: rules.ActionName = (
-        "roll"
-        if isinstance(action, rules.Roll)
-        else "hold"
-        if isinstance(action, rules.Hold)
-        else "score"
-    )
-    seat = _check(game, players, guest_id, kind, version=version, state=state)
-    assert seat is not None and state is not None
-    if seat.bot:
-        # Acting takes the seat back from the bot that kept it (without a
-        # turn clock: with one, the rules refused a seat whose time ran out).
-        seat.bot = ""
-        seat.save(update_fields=["bot"])
-    if game.duplicate:
-        _play_duplicate(game, players, seat, action, rng, state)
-    else:
-        _play(game, players, seat, action, rng, state)
+        day_over = is_over(game.daily.day)
+    return moves.Known(game, players, state, table, day_over)
 
 
-_LAST_OF: dict[str, LastKind] = {
-    Move.Kind.ROLL: "roll",
-    Move.Kind.HOLD: "hold",
-    Move.Kind.SCORE: "score",
-}
-
-
-def _log_move(
-    game: Game,
-    seat: Player,
-    action: rules.Action,
-    *,
-    dice_before: Sequence[int],
-    hand_after: tuple[Sequence[int], Collection[int]],
-    cards: tuple[rules.Scorecard, rules.Scorecard],
-) -> tuple[Last, movelog.LoggedMove]:
-    """``seat``'s action as the move log's next version (a score also as its
-    card's box), to be written with the game by ``_commit``, and what it was
-    for the push. ``hand_after`` is the seat's dice and holds after it,
-    ``cards`` its card before and after."""
-    move = Move(game=game, player=seat, version=game.version + 1)
-    score = None
-    if isinstance(action, rules.Roll | rules.Hold):
-        move.kind = Move.Kind.ROLL if isinstance(action, rules.Roll) else Move.Kind.HOLD
-        move.dice = list(hand_after[0])
-        move.held = sorted(hand_after[1])
-    else:
-        before, after = cards
-        points = after.boxes[action.category]
-        bonus = after.extra_bonus - before.extra_bonus
-        score = ScoreEntry(player=seat, category=action.category, points=points, extra_bonus=bonus)
-        move.kind = Move.Kind.SCORE
-        move.dice = list(dice_before)
-        move.category = action.category
-        move.points = points + bonus
-    return last_action(_LAST_OF[move.kind], seat.order, move), movelog.LoggedMove(move, score)
-
-
-def _play(
-    game: Game,
-    players: Sequence[Player],
-    seat: Player,
-    action: rules.Action,
-    rng: rules.engine.DiceRoller | None,
-    before: rules.GameState,
-) -> None:
-    """Apply an action of ``seat`` to a locked game, log it and commit it."""
-    if isinstance(action, rules.Roll) and action.hold is None:
-        # The roll keeps what the seat holds now: the log and the dice name it.
-        action = rules.Roll(before.held)
-    dice = rng if rng is not None else _dice_for(game, action)
-    after = rules.apply(before, seat.order, action, dice)
-    last, logged = _log_move(
-        game,
-        seat,
-        action,
-        dice_before=before.dice,
-        hand_after=(after.dice, after.held),
-        cards=(before.cards[seat.order], after.cards[seat.order]),
-    )
-    _stand_in_leaves(game, seat, action)
-    game.current_seat = after.current
-    game.dice = list(after.dice)
-    game.held = sorted(after.held)
-    game.rolls_used = after.rolls
-    fields = ["current_seat", "dice", "held", "rolls_used"]
-    if after.finished:
-        game.status = Game.Status.FINISHED
-        game.finished_at = timezone.now()
-        fields += ["status", "finished_at"]
-    _commit(
-        game,
-        players,
-        after,
-        fields=fields,
-        last=last,
-        new_turn=isinstance(action, rules.Score),
-        logged=logged,
-    )
-
-
-def _play_duplicate(
-    game: Game,
-    players: Sequence[Player],
-    seat: Player,
-    action: rules.Action,
-    rng: rules.engine.DiceRoller | None,
-    scores: rules.GameState,
-) -> None:
-    """``seat``'s action in its own turn of a duplicate game's round: the
-    same as ``_play``, but the hand is the seat's and the dice are the
-    round's shared ones."""
-    before = duplicate_state(game, players, scores)
-    if isinstance(action, rules.Roll) and action.hold is None:
-        # The roll keeps what the seat holds now in its own hand.
-        action = rules.Roll(before.hands[seat.order].held)
-    if rng is None and not game.server_seed:
-        rng = _unseeded_dice
-    if rng is None:
-        hold = (action.hold or frozenset()) if isinstance(action, rules.Roll) else frozenset()
-        seed = bytes.fromhex(game.server_seed)
-        rng = fairness.DuplicateDice(seed, before.round, before.roll_number(seat.order), hold)
-    after = rules.duplicate.apply(before, seat.order, action, rng)
-    hand = after.hands[seat.order]
-    last, logged = _log_move(
-        game,
-        seat,
-        action,
-        dice_before=before.hands[seat.order].dice,
-        hand_after=(hand.dice, hand.held),
-        cards=(before.cards[seat.order], after.cards[seat.order]),
-    )
-    seat.dice = list(hand.dice)
-    seat.held = sorted(hand.held)
-    seat.rolls_used = hand.rolls
-    left = _stand_in_leaves(game, seat, action, save=False)
-    seat.save(update_fields=["dice", "held", "rolls_used", *(["bot"] if left else [])])
-    fields: list[str] = []
-    if after.finished:
-        game.status = Game.Status.FINISHED
-        game.finished_at = timezone.now()
-        fields += ["status", "finished_at"]
-        if game.perfect_reference and game.server_seed:
-            from games.solver.reference import perfect_score
-
-            game.perfect_score = perfect_score(game.ruleset, bytes.fromhex(game.server_seed))
-            fields.append("perfect_score")
-    _commit(
-        game,
-        players,
-        after.scores(),
-        fields=fields,
-        last=last,
-        new_turn=after.round != before.round,
-        logged=logged,
-    )
-
-
-def _stand_in_leaves(game: Game, seat: Player, action: rules.Action, *, save: bool = True) -> bool:
-    """When the stand-in bot scores the turn (or round) a person's clock ran
-    out on, it leaves the seat: the person keeps it and plays their next
-    turn on a full period, and if they are still away the clock hands that
-    turn to the bot again. True if it left."""
-    if not (game.turn_seconds and seat.guest_id and seat.bot and isinstance(action, rules.Score)):
-        return False
-    seat.bot = ""
-    if save:
-        seat.save(update_fields=["bot"])
-    return True
+def _write_move(plan: moves.Plan) -> None:
+    """Write a decided move under its game's row lock; publish it once committed."""
+    writes.write_locked(plan.rows)
+    transaction.on_commit(game_publisher(plan))
 
 
 def game_bot_step(*, token: str, version: int) -> Game:
     """One step of the bot whose turn it is, if the game is still at ``version``."""
-    from games.solver.bots import decide, prepare
+    from games.solver.bots import prepare
 
     # A strategy table missing from disk takes seconds to build: build it
     # before the game's row is locked, never while the lock holds every
@@ -690,22 +464,9 @@ def game_bot_step(*, token: str, version: int) -> Game:
         if version != game.version:
             raise GameError("stale_version")
         players, state = locked_game_seats(game)
-        assert state is not None
-        if game.duplicate:
-            dup = duplicate_state(game, players, state)
-            bot = next((p for p in players if p.bot and dup.view(p.order) is not None), None)
-            if bot is None:
-                raise GameError("round_wait")
-            turn = dup.view(bot.order)
-            assert turn is not None
-            _play_duplicate(game, players, bot, decide(bot.bot, turn, _bot_whims), None, state)
-            return game
-        seat = players[game.current_seat]
-        if not seat.bot:
-            raise GameError("not_your_turn")
-        action = decide(seat.bot, state, _bot_whims)
-        _play(game, players, seat, action, None, state)
-    return game
+        plan = moves.decide_bot(_known(game, players, state), whims=_bot_whims, now=timezone.now())
+        _write_move(plan)
+    return plan.rows.game
 
 
 # The beginner's human mistakes are chosen with this; dice never are.
@@ -799,7 +560,13 @@ def game_rematch(
             for p in players
         )
         seats = sorted(created, key=lambda p: p.order)
-        _wind_clock(new, seats, new_turn=True, state=rules.new_game(new.ruleset, len(seats)))
+        moves.wind_clock(
+            new,
+            seats,
+            new_turn=True,
+            state=rules.new_game(new.ruleset, len(seats)),
+            now=timezone.now(),
+        )
         new.save(update_fields=["turn_deadline"])
         Move.objects.create(game=new, version=1, kind=Move.Kind.START)
         game.rematch = new
@@ -808,12 +575,23 @@ def game_rematch(
     return new
 
 
+def _roll(*, hold: Collection[int] | None = None) -> rules.Action:
+    return rules.Roll(None if hold is None else frozenset(hold))
+
+
+def _hold(*, dice: Collection[int]) -> rules.Action:
+    return rules.Hold(frozenset(dice))
+
+
+def _score(*, category: str) -> rules.Action:
+    return rules.Score(category)
+
+
 def game_roll(
     *, token: str, guest_id: str, version: int, hold: Collection[int] | None = None
 ) -> Game:
     """Roll the dice not at the positions in ``hold``; None: not those held now."""
-    keep = None if hold is None else frozenset(hold)
-    return game_act(token=token, guest_id=guest_id, version=version, action=rules.Roll(keep))
+    return game_act(token=token, guest_id=guest_id, version=version, action=_roll(hold=hold))
 
 
 def game_hold(*, token: str, guest_id: str, version: int, dice: Collection[int]) -> Game:
@@ -824,18 +602,24 @@ def game_hold(*, token: str, guest_id: str, version: int, dice: Collection[int])
     roll that follows names the version after them (the page sends each
     action once the previous one is confirmed).
     """
-    return game_act(
-        token=token, guest_id=guest_id, version=version, action=rules.Hold(frozenset(dice))
-    )
+    return game_act(token=token, guest_id=guest_id, version=version, action=_hold(dice=dice))
 
 
 def game_score(*, token: str, guest_id: str, version: int, category: str) -> Game:
     """Score the current dice in the box ``category``."""
-    return game_act(token=token, guest_id=guest_id, version=version, action=rules.Score(category))
+    return game_act(
+        token=token, guest_id=guest_id, version=version, action=_score(category=category)
+    )
 
 
-# The verbs of a player's move on the table: each one ``game_act``.
-MOVES = frozenset({game_roll, game_hold, game_score})
+# The verbs of a player's move on the table, each one ``game_act``, with the
+# rules' action each makes of its fields (the socket's loop decides a move
+# itself: ``games.live.loopmoves``).
+MOVES: dict[Callable[..., Game], Callable[..., rules.Action]] = {
+    game_roll: _roll,
+    game_hold: _hold,
+    game_score: _score,
+}
 
 
 def _unpaced() -> bool:

@@ -592,7 +592,7 @@ Cards = tuple[rules.Scorecard, ...]
 Row = TypeVar("Row", Game, Player)
 
 
-def _copy_row(row: Row) -> Row:
+def copy_row(row: Row) -> Row:
     """What ``copy.copy`` makes of a model instance (its own attributes and
     model state, the values shared), built directly. Through pickling's
     reduce a seat's copy took 5.7 us, this one 0.95 us, and every move
@@ -632,7 +632,7 @@ class CommittedSeats:
 
     def remember(self, game: Game, players: Sequence[Player], cards: Cards) -> None:
         """``game``'s row as it is now, committed or locked, with its seats and cards."""
-        kept = (_copy_row(game), [_copy_row(p) for p in players], cards)
+        kept = (copy_row(game), [copy_row(p) for p in players], cards)
         with self._lock:
             known = self._known.get(game.token)
             if known is None or known[0].version < game.version:
@@ -650,7 +650,7 @@ class CommittedSeats:
                 return None
             self._known.move_to_end(token)
             game, players, cards = known
-        return _copy_row(game), [_copy_row(p) for p in players], cards
+        return copy_row(game), [copy_row(p) for p in players], cards
 
     def clear(self) -> None:
         with self._lock:

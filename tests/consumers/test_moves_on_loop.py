@@ -2,12 +2,14 @@
 
 Where ``YACHT_MOVES_ON_LOOP`` is on (the default), a socket's roll, hold or
 score against the version this process committed is decided and written on
-the loop (``games.live.loopmoves``: SQLite's statements as they are, PostgreSQL's
-through its asynchronous driver), without the hand-off to the game's
-thread; every other move, and any refusal, still goes there.
+the loop (``games.live.loopmoves``: SQLite's statements as they are, never
+waiting for its write lock; PostgreSQL's through its asynchronous driver),
+without the hand-off to the game's thread; every other move, and any
+refusal, still goes there.
 """
 
 import asyncio
+import sqlite3
 import threading
 
 import psycopg
@@ -16,7 +18,7 @@ from asgiref.sync import sync_to_async
 from django.core.exceptions import SynchronousOnlyOperation
 from django.db import connection
 
-from games.live import consumers
+from games.live import consumers, loopmoves
 from games.models import Game, Move
 from games.play import services
 from games.store import dbthreads
@@ -34,11 +36,11 @@ def calls(monkeypatch):
     (on the loop's thread), or handed to a game's thread, with the thread it
     ran on."""
     seen: list[tuple[str, str, str]] = []
-    remembered, run = services.game_move_remembered, dbthreads.run
+    settle, run = loopmoves.settle, dbthreads.run
 
-    def spied_remembered(verb, /, **fields):
+    async def spied_settle(verb, /, **fields):
         seen.append(("loop", verb.__name__, threading.current_thread().name))
-        return remembered(verb, **fields)
+        return await settle(verb, **fields)
 
     async def spied_run(token, work, /, *args, **kwargs):
         def recorded(*a, **k):
@@ -48,7 +50,7 @@ def calls(monkeypatch):
 
         return await run(token, recorded, *args, **kwargs)
 
-    monkeypatch.setattr(services, "game_move_remembered", spied_remembered)
+    monkeypatch.setattr(loopmoves, "settle", spied_settle)
     monkeypatch.setattr(dbthreads, "run", spied_run)
     monkeypatch.setattr(consumers, "MOVES_ON_LOOP", True)
     return seen
@@ -129,6 +131,32 @@ async def test_without_the_setting_every_move_goes_to_the_games_thread(connect, 
 
 def postgres() -> bool:
     return connection.vendor == "postgresql"
+
+
+@pytest.mark.skipif("postgres()", reason="SQLite's write lock")
+async def test_the_loop_never_waits_for_sqlites_write_lock(connect, calls):
+    """Another thread holds SQLite's write lock (a page's transaction, a
+    bot's step): a move on the remembered row must not sleep out the busy
+    timeout on the loop, holding every socket of the process. It goes to
+    the game's thread, which waits, while the loop goes on answering."""
+    game, ana, bo, version = await started(connect)
+    calls.clear()
+    writer = sqlite3.connect(connection.settings_dict["NAME"], timeout=0, isolation_level=None)
+    try:
+        writer.execute("BEGIN IMMEDIATE")
+        await ana.send({"action": "roll", "version": version, "hold": []})
+        # Tried on the loop, then handed to the game's thread while the lock
+        # is still held: the loop did not wait for it.
+        async with asyncio.timeout(10):
+            while [how for how, _, _ in calls] != ["loop", "run"]:
+                await asyncio.sleep(0.01)
+        assert (await logged_moves(game))[-1][1] == version
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    # Once the lock is free the game's thread writes the roll.
+    assert (await ana.table())["version"] == (await bo.table())["version"] == version + 1
+    assert (await logged_moves(game))[-1] == ("roll", version + 1)
 
 
 @pytest.mark.skipif("not postgres()", reason="PostgreSQL's asynchronous write")

@@ -19,7 +19,7 @@ from games.models import Game, Move, ScoreEntry
 from games.play import services
 from games.present.messages import error_message
 from games.rules import Score
-from games.store import movelog
+from games.store import writes
 from games.store.selectors import RecentSnapshots, committed_seats, game_players, game_state
 from tests import factories
 
@@ -49,7 +49,7 @@ def fail_when_the_version_is_bumped(monkeypatch: pytest.MonkeyPatch) -> list[boo
     version is one statement outside a transaction, its own commit, sent by
     the sockets' loop through the asynchronous driver (games.live.loopmoves):
     there the connection dies before the statement runs."""
-    write = movelog.write
+    locked, guarded = writes.write_locked, writes.write_guarded
     execute = psycopg.AsyncConnection.execute
 
     in_transaction: list[bool] = []
@@ -70,11 +70,15 @@ def fail_when_the_version_is_bumped(monkeypatch: pytest.MonkeyPatch) -> list[boo
             execute(sql, params, many, context)
         raise OperationalError("server closed the connection unexpectedly")
 
-    def failing(*args: Any, **kwargs: Any) -> None:
-        with connection.execute_wrapper(dies_after):
-            write(*args, **kwargs)
+    def failing(write: Any) -> Any:
+        def fails(*args: Any, **kwargs: Any) -> Any:
+            with connection.execute_wrapper(dies_after):
+                return write(*args, **kwargs)
 
-    monkeypatch.setattr(movelog, "write", failing)
+        return fails
+
+    monkeypatch.setattr(writes, "write_locked", failing(locked))
+    monkeypatch.setattr(writes, "write_guarded", failing(guarded))
     return in_transaction
 
 

@@ -1,5 +1,5 @@
 """What a move writes: the move log's row, a score's box and the game's new
-state, through the statements games.store.movelog writes once per database, with
+state, through the statements games.store.writes writes once per database, with
 the same rows and the same constraints as the ORM's saves."""
 
 import pytest
@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from games.models import Game, Move, ScoreEntry
 from games.play import services
 from games.rules import Roll, Score
-from games.store import movelog
+from games.store import writes
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -50,16 +50,17 @@ def test_a_move_is_one_statement_between_the_lock_and_the_commit_on_postgresql()
             token=game.token, guest_id="ana", version=game.version, action=Score("choice")
         )
     # (Inside a test's transaction, the move's own is a savepoint.)
-    writes = [
+    statements = [
         q["sql"] for q in captured if q["sql"].split()[0] not in ("SELECT", "SAVEPOINT", "RELEASE")
     ]
     if connection.vendor == "postgresql":
-        assert len(writes) == 1
+        assert len(statements) == 1
         assert (
-            writes[0].startswith("WITH moved AS (UPDATE ") and writes[0].count("INSERT INTO") == 2
+            statements[0].startswith("WITH moved AS (UPDATE ")
+            and statements[0].count("INSERT INTO") == 2
         )
     else:
-        assert [w.split()[0] for w in writes] == ["UPDATE", "INSERT", "INSERT"]
+        assert [w.split()[0] for w in statements] == ["UPDATE", "INSERT", "INSERT"]
 
 
 def test_a_version_already_logged_refuses_the_whole_move():
@@ -69,13 +70,10 @@ def test_a_version_already_logged_refuses_the_whole_move():
     # Someone logged this version already: the game must not move on either.
     Move.objects.create(game=locked, player=player, version=locked.version + 1, kind="roll")
     locked.version += 1
+    move = Move(game=locked, player=player, version=locked.version, kind="roll")
     with pytest.raises(IntegrityError), transaction.atomic():
-        movelog.write(
-            locked,
-            ["version"],
-            movelog.LoggedMove(
-                Move(game=locked, player=player, version=locked.version, kind="roll")
-            ),
+        writes.write_locked(
+            writes.Rows(game=locked, fields=("version",), since=locked.version - 1, move=move)
         )
     assert Game.objects.get(pk=game.pk).version == game.version
 
@@ -87,11 +85,12 @@ def test_a_box_filled_twice_refuses_the_whole_move():
     ScoreEntry.objects.create(player=player, category="choice", points=5)
     locked.version += 1
     move = Move(game=locked, player=player, version=locked.version, kind="score")
+    score = ScoreEntry(player=player, category="choice", points=9)
     with pytest.raises(IntegrityError), transaction.atomic():
-        movelog.write(
-            locked,
-            ["version"],
-            movelog.LoggedMove(move, ScoreEntry(player=player, category="choice", points=9)),
+        writes.write_locked(
+            writes.Rows(
+                game=locked, fields=("version",), since=locked.version - 1, move=move, score=score
+            )
         )
     assert Game.objects.get(pk=game.pk).version == game.version
     assert not Move.objects.filter(game=game, version=locked.version).exists()

@@ -15,7 +15,7 @@ from games.live.process import live
 from games.models import Game, Move, ScoreEntry
 from games.play import services
 from games.rules import GameError, Hold, Roll, Score, get_ruleset
-from games.store import movelog
+from games.store import writes
 from games.store.selectors import committed_seats, game_players, game_state
 from tests import factories
 
@@ -128,22 +128,19 @@ def test_a_game_that_moved_on_elsewhere_is_left_unwritten_and_the_lock_decides(
     )
     assert committed_seats.get(game.token, remembered) is not None, "still held here"
     assert Game.objects.get(pk=game.pk).version == remembered + 1
-    stale: list[str] = []
-    real_write = movelog.write
+    guarded: list[writes.Written] = []
+    real_write = writes.write_guarded
 
-    def write(*args: Any, **kwargs: Any) -> None:
-        try:
-            real_write(*args, **kwargs)
-        except movelog.Stale as error:
-            stale.append(str(error))
-            raise
+    def write(*args: Any, **kwargs: Any) -> writes.Written:
+        guarded.append(real_write(*args, **kwargs))
+        return guarded[-1]
 
-    monkeypatch.setattr(movelog, "write", write)
+    monkeypatch.setattr(writes, "write_guarded", write)
     # A second tab of Ana's acts on the version it shows, the one remembered.
     with pytest.raises(GameError) as refused:
         committed(game, Hold(frozenset({0})), version=remembered)
     assert refused.value.code == "stale_version"
-    assert len(stale) == 1, "the remembered version was tried and found stale"
+    assert guarded == [writes.Written.STALE], "the remembered version was tried and found stale"
     stored = Game.objects.get(pk=game.pk)
     assert stored.version == remembered + 1 and stored.held == [2]
     assert Move.objects.filter(game=game, version=remembered + 2).count() == 0
@@ -256,24 +253,37 @@ def test_two_moves_on_one_remembered_version_at_once_apply_exactly_one():
         assert stored.held == sorted(applied[0].held)
 
 
-def test_only_a_move_may_be_settled_on_the_remembered_row_and_an_unsettled_one_writes_nothing():
+def test_only_a_move_the_remembered_row_settles_is_planned_there_and_planning_writes_nothing():
     game = factories.lobby_game()
-    with pytest.raises(ValueError):
-        services.game_move_remembered(services.game_start, token=game.token, guest_id="ana")
     game = services.game_start(token=game.token, guest_id="ana")
     # What the start's commit leaves this process remembering.
     committed_seats.remember(game, game_players(game), game_state(game, game_players(game)).cards)
-    # Out of turn on the remembered version: not settled there, nothing written.
     moves = Move.objects.filter(game=game).count()
+    # Out of turn on the remembered version: not settled there.
     assert (
-        services.game_move_remembered(
-            services.game_roll, token=game.token, guest_id="bo", version=game.version
+        services.game_plan_remembered(
+            token=game.token, guest_id="bo", version=game.version, action=Roll()
         )
         is None
     )
-    # The player to move, on the version this process committed: settled.
-    moved = services.game_move_remembered(
-        services.game_roll, token=game.token, guest_id="ana", version=game.version
+    # A version this process does not hold: not settled there either.
+    assert (
+        services.game_plan_remembered(
+            token=game.token, guest_id="ana", version=game.version + 1, action=Roll()
+        )
+        is None
     )
-    assert moved is not None and moved.version == game.version + 1
+    # The player to move, on the version this process committed: a plan of
+    # the game's row and its log entry, and nothing written yet.
+    plan = services.game_plan_remembered(
+        token=game.token, guest_id="ana", version=game.version, action=Roll()
+    )
+    assert plan is not None and plan.rows.guardable
+    assert plan.rows.since == game.version and plan.rows.game.version == game.version + 1
+    assert Move.objects.filter(game=game).count() == moves
+    assert Game.objects.get(pk=game.pk).version == game.version
+    assert writes.write_guarded(plan.rows) is writes.Written.DONE
+    assert Move.objects.filter(game=game).count() == moves + 1
+    # The same plan again: the game has moved on, and nothing more is written.
+    assert writes.write_guarded(plan.rows) is writes.Written.STALE
     assert Move.objects.filter(game=game).count() == moves + 1
