@@ -27,9 +27,9 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from games.models import BOT_LEVELS, BOT_PACES
-from games.play.chat import PHRASES, REACTION_SVG, REACTIONS
 from games.present.charts import round_top
 from games.present.labels import category_name, ruleset_name
+from games.present.reactions import PHRASES, REACTION_SVG, REACTIONS
 from games.present.rules_pages import LANGUAGES as RULES_LANGUAGES
 from games.present.rules_pages import best_box, box_how
 from games.rules import UPPER_KEYS, allowed_actions, coachable, get_ruleset
