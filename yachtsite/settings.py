@@ -166,8 +166,9 @@ YACHT_PAGE_THREADS = env.int("YACHT_PAGE_THREADS", default=10)
 
 # A player's move on the row this process remembers is settled on the
 # sockets' loop, not handed to a game's thread and back, which cost more
-# CPU than the move (games/live/loopmoves.py): SQLite's statements run there as
-# they are, PostgreSQL's one statement through psycopg's asynchronous driver.
+# CPU than the move (games/live/loopmoves.py): SQLite's statements run there,
+# never waiting for its write lock, PostgreSQL's one statement through
+# psycopg's asynchronous driver.
 YACHT_MOVES_ON_LOOP = env.bool("YACHT_MOVES_ON_LOOP", default=True)
 
 REDIS_URL = env.str("REDIS_URL", default="")

@@ -129,8 +129,9 @@ def here(work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     of CPU a move under load (bench.live_play, the two ways alternating;
     ``games.live.loopmoves``).
     Django refuses database calls on a thread that runs an event loop,
-    since they would block it: the caller vouches that this one is short,
-    and the guard is lifted for it alone. A connection the call left
+    since they would block it: the caller vouches that this one is short
+    and never waits for a lock (``writes.write_guarded(wait=False)``), and
+    the guard is lifted for it alone. A connection the call left
     unusable is closed; the thread's next call opens another.
     """
     loop = asyncio.events._get_running_loop()
