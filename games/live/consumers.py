@@ -154,25 +154,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
             await self.close(code=CLOSE_TRY_AGAIN_LATER)
 
     async def _open(self) -> None:
-        if not await limits.connect_allowed(address=self.address):
-            await self.send_error("too_many_sockets", resync=False)
-            await self.close(code=limits.CLOSE_TOO_MANY_SOCKETS)
-            return
-        # A full process refuses everyone before any database work.
-        if limits.sockets.full():
-            await self.refuse_busy()
-            return
-        # The session loads from its store lazily: read it off the event loop.
-        self.guest = await dbthreads.run(self.token, guest_id_of, self.scope.get("session"))
-        self.claim = limits.sockets.claim(address=self.address, guest=self.guest, token=self.token)
-        if self.claim is None:
-            await self.send_error("too_many_sockets", resync=False)
-            await self.close(code=limits.CLOSE_TOO_MANY_SOCKETS)
-            return
-        # A socket without a session can never hold a seat: a spectator,
-        # refused before any database work when spectators are.
-        if not self.guest and not limits.sockets.admits_spectator():
-            await self.refuse_busy()
+        if not await self._admitted():
             return
         # Join the group before reading the state, so no push can fall between.
         self.group = group_name(self.token)
@@ -196,6 +178,36 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
                 return
             snap, self.seat = loaded
         await self._show(snap)
+        await self._greet(snap, lines)
+
+    async def _admitted(self) -> bool:
+        """Whether this socket is within its limits and the process's
+        ceilings, with its claim taken; if not, it is told and closed."""
+        if not await limits.connect_allowed(address=self.address):
+            await self.send_error("too_many_sockets", resync=False)
+            await self.close(code=limits.CLOSE_TOO_MANY_SOCKETS)
+            return False
+        # A full process refuses everyone before any database work.
+        if limits.sockets.full():
+            await self.refuse_busy()
+            return False
+        # The session loads from its store lazily: read it off the event loop.
+        self.guest = await dbthreads.run(self.token, guest_id_of, self.scope.get("session"))
+        self.claim = limits.sockets.claim(address=self.address, guest=self.guest, token=self.token)
+        if self.claim is None:
+            await self.send_error("too_many_sockets", resync=False)
+            await self.close(code=limits.CLOSE_TOO_MANY_SOCKETS)
+            return False
+        # A socket without a session can never hold a seat: a spectator,
+        # refused before any database work when spectators are.
+        if not self.guest and not limits.sockets.admits_spectator():
+            await self.refuse_busy()
+            return False
+        return True
+
+    async def _greet(self, snap: Snapshot, lines: list[ChatLine]) -> None:
+        """After the first table: who is at it, the chat, and the work a
+        restarted process may have lost (a bot's step, a turn clock)."""
         # Who is at the table now; later changes come as the group's pushes.
         await self._present()
         states = await presence.current(self.token)
@@ -203,11 +215,8 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         # The chat as it is now, for a page that may have missed lines
         # while its socket was away (a fresh page shows them already).
         if lines:
-            await self.send(
-                text_data=json.dumps(
-                    {"type": "chat_log", "html": chat_lines_html(lines, self.language)}
-                )
-            )
+            html = chat_lines_html(lines, self.language)
+            await self.send(text_data=json.dumps({"type": "chat_log", "html": html}))
         # A bot whose step was lost with a restarted process moves again now,
         # and a running turn clock is armed here too.
         live.remember(asyncio.get_running_loop())

@@ -20,11 +20,10 @@ from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from games import rules
-from games.live.process import live
-from games.models import DailyChallenge, DailyEntry, Game, Move, Player, ScoreEntry
+from games.models import DailyChallenge, DailyEntry, Game, Player, ScoreEntry
+from games.play import services
 from games.play.names import clean_name, skeletons
 from games.rules import GameError, fairness
-from games.store.selectors import last_action, snapshot
 from yachtsite.clientaddr import address_group
 
 
@@ -145,19 +144,7 @@ def daily_enter(*, guest_id: str, name: str, address: str) -> Game:
         raise GameError(refusal)
     try:
         with transaction.atomic():
-            game = Game.objects.create(
-                ruleset=challenge.ruleset,
-                seat_count=1,
-                duplicate=True,
-                daily=challenge,
-                status=Game.Status.PLAYING,
-                started_at=timezone.now(),
-                acted_at=timezone.now(),
-                version=2,
-                server_seed=challenge.server_seed,
-                seed_commitment=challenge.seed_commitment,
-            )
-            player = Player.objects.create(game=game, order=0, name=name, guest_id=guest_id)
+            game = services.game_create_daily(challenge=challenge, guest_id=guest_id, name=name)
             DailyEntry.objects.create(
                 challenge=challenge,
                 guest_id=guest_id,
@@ -166,12 +153,6 @@ def daily_enter(*, guest_id: str, name: str, address: str) -> Game:
                 name_key_folded=keys[1],
                 game=game,
             )
-            Move.objects.create(game=game, player=player, version=1, kind=Move.Kind.JOIN)
-            Move.objects.create(game=game, player=player, version=2, kind=Move.Kind.START)
-            snap = snapshot(
-                game, [player], rules.new_game(game.ruleset, 1), last_action("start", 0)
-            )
-            transaction.on_commit(lambda: live.committed(snap))
     except IntegrityError:
         # Another request got in between the check and the insert.
         raise GameError(_refusal(challenge, guest_id, network, keys) or "daily_entered") from None

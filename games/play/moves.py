@@ -130,7 +130,21 @@ def _planned(
         changed.append("bot")
     if game.duplicate:
         return _planned_duplicate(known, game, players, seat, action, rng, now, changed)
-    before = known.state
+    return _planned_turn(known, game, players, seat, action, rng, now, changed)
+
+
+def _planned_turn(
+    known: Known,
+    game: Game,
+    players: list[Player],
+    seat: Player,
+    action: rules.Action,
+    rng: rules.engine.DiceRoller | None,
+    now: datetime,
+    changed: list[str],
+) -> Plan:
+    """``_planned`` in a game of turns: the dice are the game's."""
+    before, order = known.state, seat.order
     if isinstance(action, rules.Roll) and action.hold is None:
         # The roll keeps what the seat holds now: the log and the dice name it.
         action = rules.Roll(before.held)
@@ -151,9 +165,7 @@ def _planned(
     game.rolls_used = after.rolls
     fields = ["current_seat", "dice", "held", "rolls_used"]
     if after.finished:
-        game.status = Game.Status.FINISHED
-        game.finished_at = now
-        fields += ["status", "finished_at"]
+        fields += _finished(game, now)
     return _moved_on(
         game,
         players,
@@ -183,13 +195,8 @@ def _planned_duplicate(
     if isinstance(action, rules.Roll) and action.hold is None:
         # The roll keeps what the seat holds now in its own hand.
         action = rules.Roll(before.hands[seat.order].held)
-    if rng is None and not game.server_seed:
-        rng = _unseeded_dice
-    if rng is None:
-        hold = (action.hold or frozenset()) if isinstance(action, rules.Roll) else frozenset()
-        seed = bytes.fromhex(game.server_seed)
-        rng = fairness.DuplicateDice(seed, before.round, before.roll_number(seat.order), hold)
-    after = rules.duplicate.apply(before, seat.order, action, rng)
+    dice = rng if rng is not None else _round_dice(game, before, seat.order, action)
+    after = rules.duplicate.apply(before, seat.order, action, dice)
     hand = after.hands[seat.order]
     move, score = _logged(
         game,
@@ -205,16 +212,12 @@ def _planned_duplicate(
     changed += ["dice", "held", "rolls_used"]
     if _stand_in_leaves(game, seat, action):
         changed.append("bot")
-    fields: list[str] = []
-    if after.finished:
-        game.status = Game.Status.FINISHED
-        game.finished_at = now
-        fields += ["status", "finished_at"]
-        if game.perfect_reference and game.server_seed:
-            from games.solver.reference import perfect_score
+    fields = _finished(game, now) if after.finished else []
+    if after.finished and game.perfect_reference and game.server_seed:
+        from games.solver.reference import perfect_score
 
-            game.perfect_score = perfect_score(game.ruleset, bytes.fromhex(game.server_seed))
-            fields.append("perfect_score")
+        game.perfect_score = perfect_score(game.ruleset, bytes.fromhex(game.server_seed))
+        fields.append("perfect_score")
     return _moved_on(
         game,
         players,
@@ -259,6 +262,24 @@ def _moved_on(
         state=state,
         last=last_action(kind, move.player.order if move.player else None, move),
     )
+
+
+def _finished(game: Game, now: datetime) -> list[str]:
+    """The game ends with this move: the fields that say so."""
+    game.status = Game.Status.FINISHED
+    game.finished_at = now
+    return ["status", "finished_at"]
+
+
+def _round_dice(
+    game: Game, before: rules.DuplicateState, order: int, action: rules.Action
+) -> rules.engine.DiceRoller:
+    """A duplicate round's shared fair dice for seat ``order``'s next roll."""
+    if not game.server_seed:
+        return _unseeded_dice
+    hold = (action.hold or frozenset()) if isinstance(action, rules.Roll) else frozenset()
+    seed = bytes.fromhex(game.server_seed)
+    return fairness.DuplicateDice(seed, before.round, before.roll_number(order), hold)
 
 
 def _dice_for(game: Game, action: rules.Action) -> rules.engine.DiceRoller:

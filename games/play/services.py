@@ -25,6 +25,7 @@ from games.models import (
     MAX_SEATS,
     TURN_CLOCKS,
     ChatMessage,
+    DailyChallenge,
     Game,
     Move,
     Player,
@@ -136,14 +137,7 @@ def game_create(
     """
     _require_guest(guest_id)
     name = clean_name(name)
-    if ruleset not in rules.RULESETS:
-        raise GameError("unknown_ruleset")
-    if not 1 <= seat_count <= MAX_SEATS:
-        raise GameError("bad_seat_count")
-    if (bot_level or watch) and bot_level not in _BOT_LEVELS:
-        raise GameError("unknown_bot")
-    if turn_seconds not in _TURN_CLOCKS:
-        raise GameError("unknown_clock")
+    _require_settings(ruleset, seat_count, bot_level, watch, turn_seconds)
     with transaction.atomic():
         game = Game.objects.create(
             ruleset=ruleset,
@@ -157,19 +151,7 @@ def game_create(
             acted_at=timezone.now(),
             **_fair_seed(),
         )
-        players = []
-        if not watch:
-            host = Player.objects.create(game=game, order=0, name=name, guest_id=guest_id)
-            Move.objects.create(game=game, player=host, version=1, kind=Move.Kind.JOIN)
-            players.append(host)
-        if bot_level:
-            for order in range(len(players), seat_count):
-                taken = [p.name for p in players]
-                players.append(
-                    Player.objects.create(
-                        game=game, order=order, name=bot_name(order, taken), bot=bot_level
-                    )
-                )
+        players = _seated(game, guest_id="" if watch else guest_id, name=name, bots=bot_level)
         if watch:
             game.status = Game.Status.PLAYING
             game.started_at = timezone.now()
@@ -182,6 +164,62 @@ def game_create(
                 last=last_action("start"),
             )
     return game
+
+
+def game_create_daily(*, challenge: DailyChallenge, guest_id: str, name: str) -> Game:
+    """A day's challenge entry: a duplicate solitaire on the day's seed and
+    rule set, started at once. Inside the caller's transaction, which also
+    writes the entry (``daily.daily_enter`` checks who may enter)."""
+    now = timezone.now()
+    game = Game.objects.create(
+        ruleset=challenge.ruleset,
+        seat_count=1,
+        duplicate=True,
+        daily=challenge,
+        status=Game.Status.PLAYING,
+        started_at=now,
+        acted_at=now,
+        version=2,
+        server_seed=challenge.server_seed,
+        seed_commitment=challenge.seed_commitment,
+    )
+    player = Player.objects.create(game=game, order=0, name=name, guest_id=guest_id)
+    Move.objects.create(game=game, player=player, version=1, kind=Move.Kind.JOIN)
+    Move.objects.create(game=game, player=player, version=2, kind=Move.Kind.START)
+    state = rules.new_game(game.ruleset, 1)
+    transaction.on_commit(_publisher(game, [player], state, last_action("start", 0)))
+    return game
+
+
+def _require_settings(
+    ruleset: str, seat_count: int, bot_level: str, watch: bool, turn_seconds: int
+) -> None:
+    """A new game's settings, each one the game knows, or the refusal."""
+    if ruleset not in rules.RULESETS:
+        raise GameError("unknown_ruleset")
+    if not 1 <= seat_count <= MAX_SEATS:
+        raise GameError("bad_seat_count")
+    if (bot_level or watch) and bot_level not in _BOT_LEVELS:
+        raise GameError("unknown_bot")
+    if turn_seconds not in _TURN_CLOCKS:
+        raise GameError("unknown_clock")
+
+
+def _seated(game: Game, *, guest_id: str, name: str, bots: str) -> list[Player]:
+    """A new game's first seats: its creator's (none for a game to watch),
+    then with ``bots`` a bot of that level in every other seat."""
+    players = []
+    if guest_id:
+        host = Player.objects.create(game=game, order=0, name=name, guest_id=guest_id)
+        Move.objects.create(game=game, player=host, version=1, kind=Move.Kind.JOIN)
+        players.append(host)
+    if bots:
+        for order in range(len(players), game.seat_count):
+            taken = [p.name for p in players]
+            players.append(
+                Player.objects.create(game=game, order=order, name=bot_name(order, taken), bot=bots)
+            )
+    return players
 
 
 _BOT_LEVELS = {key for key, _label in BOT_LEVELS}
@@ -527,51 +565,45 @@ def game_rematch(
         if game.rematch is not None:
             return game.rematch
         counting.enter_context(counted())
-        # Started now, which is also when its first player was last heard
-        # from: from then on the others may hand an absent first player's
-        # seat to a bot, as in any other game.
-        now = timezone.now()
-        new = Game.objects.create(
-            ruleset=game.ruleset,
-            seat_count=len(players),
-            hints=game.hints,
-            status=Game.Status.PLAYING,
-            started_at=now,
-            acted_at=now,
-            version=1,
-            turn_seconds=game.turn_seconds,
-            spectator_chat=game.spectator_chat,
-            duplicate=game.duplicate,
-            perfect_reference=game.perfect_reference,
-            bot_pace=game.bot_pace,
-            **_fair_seed(),
-        )
-        # Every setting carries over; the first to roll moves one seat on, so
-        # nobody opens every game of an evening.
-        count = len(players)
-        created = Player.objects.bulk_create(
-            Player(
-                game=new,
-                order=(p.order - 1) % count,
-                name=p.name,
-                guest_id=p.guest_id,
-                bot=p.bot,
-            )
-            for p in players
-        )
-        seats = sorted(created, key=lambda p: p.order)
-        moves.wind_clock(
-            new,
-            seats,
-            new_turn=True,
-            state=rules.new_game(new.ruleset, len(seats)),
-            now=timezone.now(),
-        )
-        new.save(update_fields=["turn_deadline"])
-        Move.objects.create(game=new, version=1, kind=Move.Kind.START)
+        new = _next_game(game, players)
         game.rematch = new
         state = game_state(game, players)
         _commit(game, players, state, fields=["rematch"], last=last_action("rematch"))
+    return new
+
+
+def _next_game(game: Game, players: Sequence[Player]) -> Game:
+    """``game``'s rematch, started: every setting carries over, and the first
+    to roll moves one seat on, so nobody opens every game of an evening."""
+    # Started now, which is also when its first player was last heard
+    # from: from then on the others may hand an absent first player's
+    # seat to a bot, as in any other game.
+    now = timezone.now()
+    new = Game.objects.create(
+        ruleset=game.ruleset,
+        seat_count=len(players),
+        hints=game.hints,
+        status=Game.Status.PLAYING,
+        started_at=now,
+        acted_at=now,
+        version=1,
+        turn_seconds=game.turn_seconds,
+        spectator_chat=game.spectator_chat,
+        duplicate=game.duplicate,
+        perfect_reference=game.perfect_reference,
+        bot_pace=game.bot_pace,
+        **_fair_seed(),
+    )
+    count = len(players)
+    created = Player.objects.bulk_create(
+        Player(game=new, order=(p.order - 1) % count, name=p.name, guest_id=p.guest_id, bot=p.bot)
+        for p in players
+    )
+    seats = sorted(created, key=lambda p: p.order)
+    first = rules.new_game(new.ruleset, len(seats))
+    moves.wind_clock(new, seats, new_turn=True, state=first, now=now)
+    new.save(update_fields=["turn_deadline"])
+    Move.objects.create(game=new, version=1, kind=Move.Kind.START)
     return new
 
 

@@ -88,13 +88,7 @@ class Model:
         moving_points = row_points[:n_moving]
         is_upper_row = np.isin(row_box[:n_moving], upper_boxes)
 
-        scoring = levels > 0
-        above = scoring.sum(axis=0)
-        order = np.argsort(-above, kind="stable")
-        absent = np.iinfo(np.intp).max
-        rows = np.where(scoring, offsets[:, None] + levels, absent)
-        entries = np.sort(rows, axis=0)[: above.max()].T[order]
-        entries[entries == absent] = 0
+        entries, above, order = _entries(levels, offsets)
 
         fives = [ROLLS.index((f,) * DICE) for f in FACE_RANGE]
         own = [
@@ -126,18 +120,7 @@ class Model:
             own_bits=np.left_shift(1, np.array(own, dtype=np.intp)),
             own_rows=at_five[own, range(FACES)],
             upper_rows_at_five=at_five[list(upper_boxes)].T,
-            plain_joker_points=np.array(
-                [
-                    [
-                        points[b, r]
-                        if categories[b].joker_points is None
-                        else categories[b].joker_points
-                        for r in fives
-                    ]
-                    for b in plain
-                ],
-                dtype=np.float64,
-            ).reshape(len(plain), FACES),
+            plain_joker_points=_joker_points(ruleset, points, plain, fives),
         )
 
     @property
@@ -259,3 +242,35 @@ class Model:
 def model_for(ruleset: RuleSet) -> Model:
     """``Model.of``, once per rule set and process (it runs every scorer on every roll)."""
     return Model.of(ruleset)
+
+
+def _entries(levels: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per roll, the rows it scores in (0 past its last), rolls ordered by
+    how many boxes they score in, most first; with those counts and that
+    order."""
+    scoring = levels > 0
+    above = scoring.sum(axis=0)
+    order = np.argsort(-above, kind="stable")
+    absent = np.iinfo(np.intp).max
+    rows = np.where(scoring, offsets[:, None] + levels, absent)
+    entries = np.sort(rows, axis=0)[: above.max()].T[order]
+    entries[entries == absent] = 0
+    return entries, above, order
+
+
+def _joker_points(
+    ruleset: RuleSet, points: np.ndarray, plain: list[int], fives: list[int]
+) -> np.ndarray:
+    """What each plain box scores for five of a kind of each face played as
+    a joker (its own joker points where the rule set gives some)."""
+    categories = ruleset.categories
+    return np.array(
+        [
+            [
+                points[b, r] if categories[b].joker_points is None else categories[b].joker_points
+                for r in fives
+            ]
+            for b in plain
+        ],
+        dtype=np.float64,
+    ).reshape(len(plain), FACES)

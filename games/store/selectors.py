@@ -442,24 +442,10 @@ def snapshot(
     """
     ruleset = rules.get_ruleset(game.ruleset)
     playing = game.status == Game.Status.PLAYING
-    seats: list[SeatSnapshot] = []
-    for p in players:
-        card = state.cards[p.order] if state else rules.Scorecard()
-        t = rules.totals(ruleset, card)
-        seats.append(
-            {
-                "order": p.order,
-                "name": p.name,
-                # A level: a bot's seat, or a person's seat a bot keeps for now.
-                "bot": p.bot,
-                "person": bool(p.guest_id),
-                "boxes": dict(card.boxes),
-                "upper": t.upper,
-                "upper_bonus": t.upper_bonus,
-                "extra_bonus": t.extra_bonus,
-                "total": t.total,
-            }
-        )
+    seats = [
+        _seat_snapshot(ruleset, p, state.cards[p.order] if state else rules.Scorecard())
+        for p in players
+    ]
     finished = game.status == Game.Status.FINISHED
     dup = None
     if game.duplicate:
@@ -499,6 +485,22 @@ def snapshot(
         "seed": game.server_seed if finished and not game.daily_id else None,
         "last": last,
         "duplicate": dup,
+    }
+
+
+def _seat_snapshot(ruleset: rules.RuleSet, p: Player, card: rules.Scorecard) -> SeatSnapshot:
+    t = rules.totals(ruleset, card)
+    return {
+        "order": p.order,
+        "name": p.name,
+        # A level: a bot's seat, or a person's seat a bot keeps for now.
+        "bot": p.bot,
+        "person": bool(p.guest_id),
+        "boxes": dict(card.boxes),
+        "upper": t.upper,
+        "upper_bonus": t.upper_bonus,
+        "extra_bonus": t.extra_bonus,
+        "total": t.total,
     }
 
 
