@@ -56,7 +56,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def forget_snapshots() -> None:
     """Tokens and versions repeat across tests whose database was emptied in
     between: no test may be shown another's snapshot, or play from its seats."""
-    from games.store.selectors import committed_seats, recent
+    from games.store.known import committed_seats
+    from games.store.selectors import recent
 
     recent.clear()
     committed_seats.clear()

@@ -27,7 +27,7 @@ from games.models import BOT_LEVELS, BOT_PACES, CHAT_MAX_LENGTH, MAX_SEATS, Game
 from games.play import services
 from games.play.chat import CODES as CHAT_CODES
 from games.rules import ACTION_NAMES, DICE, ActionName
-from games.store import selectors
+from games.store import advice, selectors
 
 MAX_MESSAGE_CHARS = 2048
 
@@ -267,14 +267,14 @@ DECLARATIONS: tuple[Declaration, ...] = (
     Declaration(
         "hint",
         (),
-        selectors.game_hint,
+        advice.game_hint,
         "hint",
         "in a game with hints on, the player to move, after a roll: the advisor's figures",
     ),
     Declaration(
         "coach",
         (),
-        selectors.game_coach,
+        advice.game_coach,
         "coach",
         "the player to move, after a roll, in a game with hints on or no other person "
         "seated: one line on why the advisor's choice is best",

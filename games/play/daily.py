@@ -225,7 +225,7 @@ def _work_out(challenge: DailyChallenge, players: list[Player]) -> None:
     """Once a day is over: the perfect player's score and each entry's
     points lost to optimal play, worked out once and kept."""
     from games.solver.reference import perfect_score
-    from games.store.selectors import game_review
+    from games.store.advice import game_review
 
     if challenge.perfect_score is None:
         challenge.perfect_score = perfect_score(

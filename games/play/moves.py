@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 from games import rules
 from games.models import Game, Move, Player, ScoreEntry
 from games.rules import GameError, fairness
-from games.store.selectors import Last, LastKind, copy_row, duplicate_state, last_action
+from games.store.known import copy_row
+from games.store.selectors import Last, LastKind, duplicate_state, last_action
 from games.store.writes import Rows, saved_fields
 
 if TYPE_CHECKING:

@@ -35,18 +35,15 @@ from games.play.chat import read_chat
 from games.play.names import bot_name, clean_name, require_distinct
 from games.rules import GameError, fairness
 from games.store import writes
+from games.store.known import committed_seats, lock_game, locked_game_seats, remembered_game
 from games.store.selectors import (
     Last,
     chat_line,
     clock_ran_out,
-    committed_seats,
     game_by_token,
     game_players,
     game_state,
     last_action,
-    lock_game,
-    locked_game_seats,
-    remembered_game,
     rules_table,
     seat_among,
     snapshot,

@@ -33,15 +33,8 @@ from games.present.reactions import PHRASES, REACTION_SVG, REACTIONS
 from games.present.rules_pages import LANGUAGES as RULES_LANGUAGES
 from games.present.rules_pages import best_box, box_how
 from games.rules import UPPER_KEYS, allowed_actions, coachable, get_ruleset
-from games.store.selectors import (
-    Advice,
-    ChatLine,
-    Coaching,
-    SeatSnapshot,
-    Snapshot,
-    seen_by,
-    snapshot_table,
-)
+from games.store.advice import Advice, Coaching
+from games.store.selectors import ChatLine, SeatSnapshot, Snapshot, seen_by, snapshot_table
 from yachtsite.jinja2 import catalog, in_language, words
 
 if TYPE_CHECKING:

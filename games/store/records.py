@@ -246,7 +246,7 @@ def guest_stats(guest_id: str) -> list[RulesetStats]:
 def _work_out_losses(seats: list[Player]) -> None:
     """Review a few finished games not reviewed yet and keep each seat's
     points lost to optimal play (the review reads the solver's tables)."""
-    from games.store.selectors import game_review
+    from games.store.advice import game_review
 
     for seat in seats[-REVIEWS_PER_VIEW:]:
         try:
@@ -277,7 +277,7 @@ class SeatVerdict:
 def seat_verdict(player: Player) -> SeatVerdict | None:
     """The review's verdict on a person's seat of a finished game (None for a
     bot's), kept on the seat as its points lost, as My stats would."""
-    from games.store.selectors import game_review
+    from games.store.advice import game_review
 
     review = next((r for r in game_review(player.game) if r.order == player.order), None)
     if review is None:

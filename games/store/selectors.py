@@ -7,16 +7,11 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypedDict, cast
 
 from django.conf import settings
-from django.db import transaction
-from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Max, OuterRef, Subquery
-from django.db.models.base import ModelState
-from django.db.models.sql.compiler import SQLCompiler
 from django.utils import timezone
 
 from games import rules
@@ -25,7 +20,7 @@ from games.models import ChatMessage, Game, Move, Player, ScoreEntry
 if TYPE_CHECKING:
     # Only for annotations: the solver loads numpy, which pages that never
     # review a game should not wait for.
-    from games.solver.review import SeatReview
+    pass
 
 # What produced a version, for announcing it: the kinds of push.
 LastKind = Literal[
@@ -257,10 +252,10 @@ def game_state(game: Game, players: Sequence[Player]) -> rules.GameState:
     for player_id, category, points, bonus in entries:
         boxes[player_id][category] = points
         extra[player_id] += bonus
-    return _state_of(game, tuple(rules.Scorecard(boxes[p.pk], extra[p.pk]) for p in players))
+    return state_of(game, tuple(rules.Scorecard(boxes[p.pk], extra[p.pk]) for p in players))
 
 
-def _state_of(game: Game, cards: tuple[rules.Scorecard, ...]) -> rules.GameState:
+def state_of(game: Game, cards: tuple[rules.Scorecard, ...]) -> rules.GameState:
     return rules.GameState(
         ruleset_key=game.ruleset,
         cards=cards,
@@ -550,145 +545,6 @@ class RecentSnapshots:
 recent = RecentSnapshots()
 
 
-class _LockStatement(threading.local):
-    """``SELECT … FOR UPDATE`` of one game by its token, compiled once per
-    thread (each thread has its own database connection) and run straight on
-    its cursor.
-
-    Every move starts with it. Compiling the same ORM query again each time
-    (two dozen columns, the model's ordering, the lock clause) cost a move
-    more CPU than the rest of its statements together; the row read back
-    goes through the same converters and ``from_db`` as the ORM's own read.
-    Kept per thread, the compiled statement goes away with its thread and
-    connection (a request's thread under ASGI), never outliving them.
-    """
-
-    compiled: tuple[BaseDatabaseWrapper, str, list[str], SQLCompiler, dict[int, Any]] | None = None
-
-    def __call__(self, token: str) -> Game | None:
-        connection = transaction.get_connection()
-        if self.compiled is None or self.compiled[0] is not connection:
-            query = Game.objects.select_for_update().filter(token=token)[:1].query
-            compiler = query.get_compiler(connection=connection)
-            sql, _ = compiler.as_sql()
-            columns = [column.target.attname for column, _, _ in compiler.select]
-            converters = compiler.get_converters([column for column, _, _ in compiler.select])
-            self.compiled = (connection, sql, columns, compiler, converters)
-        _, sql, columns, compiler, converters = self.compiled
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [token])
-            row = cursor.fetchone()
-        if row is None:
-            return None
-        if converters:
-            row = next(iter(compiler.apply_converters([row], converters)))
-        return Game.from_db(connection.alias, columns, row)
-
-
-lock_game = _LockStatement()
-
-
-Cards = tuple[rules.Scorecard, ...]
-
-
-Row = TypeVar("Row", Game, Player)
-
-
-def copy_row(row: Row) -> Row:
-    """What ``copy.copy`` makes of a model instance (its own attributes and
-    model state, the values shared), built directly. Through pickling's
-    reduce a seat's copy took 5.7 us, this one 0.95 us, and every move
-    copies its game and seats twice (handed out, then remembered). The
-    values are shared: a move assigns new ones (dice, holds), never changes
-    them in place."""
-    state = ModelState.__new__(ModelState)
-    state.__dict__.update(row._state.__dict__)
-    state.fields_cache = dict(row._state.fields_cache)
-    kept = type(row).__new__(type(row))
-    kept.__dict__.update(row.__dict__)
-    kept._state = state
-    return kept
-
-
-class CommittedSeats:
-    """The game's row, seats and scorecards of each game's latest version
-    this process committed or read under the game's lock, by game and
-    version.
-
-    A move locks the game's row, which says its version; when this process
-    holds that version's seats and cards (it committed the move before, as
-    it does for every move of a game whose players it serves), the move
-    needs neither the seats nor the scores read again: one ``SELECT … FOR
-    UPDATE``, the move log's insert and the game's update. A move made
-    against the very version held here needs not even the lock read (see
-    ``services.game_act``). Another process's commit moves the version on,
-    and the next move here reads it all. Everything is handed out as
-    copies: a move that changes its game or a seat and then rolls back (or
-    finds the game moved on) must not leave its change here.
-    """
-
-    def __init__(self, size: int = 4096) -> None:
-        self.size = size
-        self._lock = threading.Lock()
-        self._known: OrderedDict[str, tuple[Game, list[Player], Cards]] = OrderedDict()
-
-    def remember(self, game: Game, players: Sequence[Player], cards: Cards) -> None:
-        """``game``'s row as it is now, committed or locked, with its seats and cards."""
-        kept = (copy_row(game), [copy_row(p) for p in players], cards)
-        with self._lock:
-            known = self._known.get(game.token)
-            if known is None or known[0].version < game.version:
-                self._known[game.token] = kept
-                self._known.move_to_end(game.token)
-                if len(self._known) > self.size:
-                    self._known.popitem(last=False)
-
-    def get(self, token: str, version: int) -> tuple[Game, list[Player], Cards] | None:
-        """Copies of the row, seats and cards of ``token`` at ``version``, if
-        that is the latest version held."""
-        with self._lock:
-            known = self._known.get(token)
-            if known is None or known[0].version != version:
-                return None
-            self._known.move_to_end(token)
-            game, players, cards = known
-        return copy_row(game), [copy_row(p) for p in players], cards
-
-    def clear(self) -> None:
-        with self._lock:
-            self._known.clear()
-
-
-committed_seats = CommittedSeats()
-
-
-def locked_game_seats(game: Game) -> tuple[list[Player], rules.GameState | None]:
-    """The seats and rules state of ``game``, whose row the caller holds
-    locked, from ``committed_seats`` when it knows this version."""
-    if game.status == Game.Status.LOBBY:
-        return game_players(game), None
-    known = committed_seats.get(game.token, game.version)
-    if known is not None:
-        _, players, cards = known
-        return players, _state_of(game, cards)
-    players = game_players(game)
-    state = game_state(game, players)
-    committed_seats.remember(game, players, state.cards)
-    return players, state
-
-
-def remembered_game(token: str, version: int) -> tuple[Game, list[Player], rules.GameState] | None:
-    """The row, seats and rules state of a game in play at ``version``, as
-    this process committed or locked them, if it holds that version."""
-    known = committed_seats.get(token, version)
-    if known is None:
-        return None
-    game, players, cards = known
-    if game.status != Game.Status.PLAYING:
-        return None
-    return game, players, _state_of(game, cards)
-
-
 def game_viewed_by(token: str, guest_id: str | None) -> tuple[Snapshot, int | None] | None:
     """A game's snapshot and the seat of the guest looking at it (None: a
     spectator), or None if there is no such game.
@@ -848,163 +704,3 @@ def snapshot_table(snap: Snapshot, *, absent: bool) -> rules.Table:
         clock=bool(snap["turn_seconds"]),
         daily=bool(snap["duplicate"] and snap["duplicate"]["daily"]),
     )
-
-
-class HintBox(TypedDict):
-    category: str
-    points: int
-    value: float
-    loss: float
-
-
-class HintHold(TypedDict):
-    positions: list[int]
-    dice: list[int]
-    value: float
-    loss: float
-
-
-class Advice(TypedDict):
-    version: int
-    ruleset: str
-    dice: list[int]
-    best: float
-    boxes: list[HintBox]
-    holds: list[HintHold]
-
-
-# The advisor shows the best few holds: the rest are noise to a player.
-HINT_HOLDS = 5
-
-
-def _asked_in_turn(
-    token: str, guest_id: str, action: rules.ActionName
-) -> tuple[Game, Player, rules.GameState]:
-    """The game, the asker's seat and the state, once the rules allow the
-    asker ``action`` (the advisor's answers: a hint, a coaching line)."""
-    game = game_by_token(token)
-    if game is None:
-        raise rules.GameError("no_such_game")
-    players = game_players(game)
-    me = seat_among(players, guest_id)
-    state = game_state(game, players) if game.status != Game.Status.LOBBY else None
-    rules.require(rules_table(game, players, state), me.order if me else None, action)
-    assert me is not None and state is not None
-    return game, me, state
-
-
-def game_hint(*, token: str, guest_id: str) -> Advice:
-    """The advisor, for the player to move in a game with hints on: every hold
-    and every allowed box with its expected final score under optimal play.
-
-    It reads and writes nothing but the solver's table, so it takes no lock.
-    """
-    from games.solver import evaluate_boxes, evaluate_keeps, get_table
-
-    game, me, state = _asked_in_turn(token, guest_id, "hint")
-    table = get_table(game.ruleset)
-    card = state.cards[me.order]
-    boxes = evaluate_boxes(table, card, state.dice)
-    holds = (
-        evaluate_keeps(table, card, state.dice, state.rolls)
-        if state.rolls < rules.MAX_ROLLS
-        else []
-    )
-    best = max([*boxes.values(), *(value for _hold, value in holds)])
-    preview = state.preview()
-    return {
-        "version": game.version,
-        "ruleset": game.ruleset,
-        "dice": list(state.dice),
-        "best": best,
-        "boxes": sorted(
-            (
-                HintBox(category=key, points=preview[key], value=v, loss=best - v)
-                for key, v in boxes.items()
-            ),
-            key=lambda row: -row["value"],
-        ),
-        "holds": [
-            HintHold(
-                positions=sorted(hold),
-                dice=[state.dice[i] for i in sorted(hold)],
-                value=v,
-                loss=best - v,
-            )
-            for hold, v in holds[:HINT_HOLDS]
-        ],
-    }
-
-
-class Coaching(TypedDict):
-    version: int
-    ruleset: str
-    # games.solver.coach.Reason's fields, or None before the turn's first roll.
-    kind: str
-    boxes: list[str]
-    keep: list[int]
-    points: int
-    loss: float
-
-
-def game_coach(*, token: str, guest_id: str) -> Coaching:
-    """Why the advisor's choice is best, for the player to move in a game
-    where the advisor may coach them (``rules.coachable``)."""
-    from games.solver import get_table
-    from games.solver.coach import reason
-
-    game, _me, state = _asked_in_turn(token, guest_id, "coach")
-    why = reason(get_table(game.ruleset), state)
-    # "coach" needs a roll, and the chooser answers every rolled state.
-    assert why is not None
-    return {
-        "version": game.version,
-        "ruleset": game.ruleset,
-        "kind": why.kind,
-        "boxes": list(why.boxes),
-        "keep": list(why.keep),
-        "points": why.points,
-        "loss": why.loss,
-    }
-
-
-def game_roll_players(game: Game) -> dict[int, str]:
-    """The name of who rolled, by the version of the roll."""
-    rows = game.moves.filter(kind=Move.Kind.ROLL).values_list("version", "player__name")
-    return {version: name or "" for version, name in rows}
-
-
-def game_review(game: Game) -> list[SeatReview]:
-    """Each person's decisions (bots are not reviewed), priced against optimal play."""
-    from games.solver import get_table
-    from games.solver.review import Decision, LoggedMove, SeatReview, review
-
-    players = game_players(game)
-    people = [p.order for p in players if p.guest_id]
-    rows = (
-        game.moves.filter(kind__in=[Move.Kind.ROLL, Move.Kind.SCORE])
-        .order_by("version")
-        .values_list("player__order", "kind", "held", "dice", "category")
-    )
-    moves = [
-        LoggedMove(seat=order, kind=kind, held=tuple(held), dice=tuple(dice), category=category)
-        for order, kind, held, dice, category in rows
-    ]
-    table = get_table(game.ruleset)
-    if game.duplicate:
-        # Each seat played its own game on the shared dice: review each alone.
-        decisions: list[Decision] = []
-        for order in people:
-            own = [replace(m, seat=0) for m in moves if m.seat == order]
-            decisions += [replace(d, seat=order) for d in review(table, 1, own, judged=[0])]
-    else:
-        decisions = review(table, len(players), moves, judged=people)
-    return [
-        SeatReview(
-            order=p.order,
-            name=p.name,
-            decisions=[d for d in decisions if d.seat == p.order],
-        )
-        for p in players
-        if p.order in people
-    ]

@@ -2,10 +2,10 @@
 (``Rows``), and the two ways they are written.
 
 - ``write_locked``: inside the caller's transaction, which holds the
-  game's row lock (``selectors.lock_game``). Every change can be written
+  game's row lock (``known.lock_game``). Every change can be written
   this way, and every change but the commonest is.
 - ``write_guarded``: without the lock read, for a move decided on the
-  version this process committed last (``selectors.remembered_game``).
+  version this process committed last (``known.remembered_game``).
   The game's ``UPDATE`` names the version the move was decided on, and the
   move's rows are inserted only with that update, so a game that moved on
   elsewhere changes nothing and the answer is ``Written.STALE``. On

@@ -16,7 +16,8 @@ from games.play.daily import is_over
 from games.present.labels import ruleset_name
 from games.present.messages import error_message
 from games.rules import fairness
-from games.store.selectors import game_by_token, game_roll_players, game_rolls, game_seat_moves
+from games.store.advice import game_roll_players
+from games.store.selectors import game_by_token, game_rolls, game_seat_moves
 
 EXPORT_FORMAT = "yacht-fair-dice/1"
 

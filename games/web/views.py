@@ -28,12 +28,12 @@ from games.present.messages import error_message
 from games.present.rendering import chat_panel_context, review_rows, table_context, table_html
 from games.rules import RULESETS, GameError, get_ruleset
 from games.store import records
+from games.store.advice import game_review
 from games.store.selectors import (
     clock_ran_out,
     game_by_token,
     game_chat_lines,
     game_players,
-    game_review,
     game_snapshot,
     seat_among,
     seat_of,

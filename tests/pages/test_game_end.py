@@ -14,7 +14,8 @@ from games.models import Game
 from games.play import daily, services
 from games.rules import GameError
 from games.store import records
-from games.store.selectors import game_review, game_snapshot
+from games.store.advice import game_review
+from games.store.selectors import game_snapshot
 from games.web.guests import GUEST_KEY
 from tests import factories
 from tests.pages.test_daily import BOXES, play_to_the_end

@@ -20,7 +20,8 @@ from games.play import services
 from games.present.messages import error_message
 from games.rules import Score
 from games.store import writes
-from games.store.selectors import RecentSnapshots, committed_seats, game_players, game_state
+from games.store.known import committed_seats
+from games.store.selectors import RecentSnapshots, game_players, game_state
 from tests import factories
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

@@ -8,7 +8,7 @@ from games import rules
 from games.models import Game, Move, Player
 from games.play import services
 from games.rules import GameError, Roll, Score
-from games.store import selectors
+from games.store import advice as advice_module
 from games.store.selectors import game_players, game_state
 
 pytestmark = pytest.mark.django_db
@@ -155,18 +155,18 @@ def test_hints_are_given_only_when_the_host_allowed_them_and_only_to_the_player_
     off = services.game_create(guest_id="ana", name="Ana", seat_count=1)
     off = services.game_start(token=off.token, guest_id="ana")
     with pytest.raises(GameError, match="hints_off"):
-        selectors.game_hint(token=off.token, guest_id="ana")
+        advice_module.game_hint(token=off.token, guest_id="ana")
     game = services.game_create(guest_id="ana", name="Ana", seat_count=2, hints=True)
     services.game_join(token=game.token, guest_id="bo", name="Bo")
     game = services.game_start(token=game.token, guest_id="ana")
     with pytest.raises(GameError, match="must_roll_first"):
-        selectors.game_hint(token=game.token, guest_id="ana")
+        advice_module.game_hint(token=game.token, guest_id="ana")
     game = services.game_act(
         token=game.token, guest_id="ana", version=game.version, action=Roll(), rng=rng
     )
     with pytest.raises(GameError, match="not_your_turn"):
-        selectors.game_hint(token=game.token, guest_id="bo")
-    advice = selectors.game_hint(token=game.token, guest_id="ana")
+        advice_module.game_hint(token=game.token, guest_id="bo")
+    advice = advice_module.game_hint(token=game.token, guest_id="ana")
     state = game_state(game, game_players(game))
     assert {row["category"] for row in advice["boxes"]} == set(state.allowed_boxes())
     assert {row["category"]: row["points"] for row in advice["boxes"]} == state.preview()
@@ -174,7 +174,7 @@ def test_hints_are_given_only_when_the_host_allowed_them_and_only_to_the_player_
     assert advice["best"] == pytest.approx(best)
     assert min(row["loss"] for row in advice["boxes"] + advice["holds"]) == pytest.approx(0)
     assert all(row["loss"] >= -1e-9 for row in advice["boxes"] + advice["holds"])
-    assert 0 < len(advice["holds"]) <= selectors.HINT_HOLDS
+    assert 0 < len(advice["holds"]) <= advice_module.HINT_HOLDS
     # The advisor's best choice is what the perfect bot would do.
     from games.solver import best_action, get_table
 

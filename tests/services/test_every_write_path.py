@@ -26,7 +26,8 @@ from games.live.process import live
 from games.models import Game, Move, Player, ScoreEntry
 from games.play import services
 from games.store import dbthreads, writes
-from games.store.selectors import committed_seats, duplicate_state, game_players, game_state
+from games.store.known import committed_seats
+from games.store.selectors import duplicate_state, game_players, game_state
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 

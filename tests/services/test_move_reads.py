@@ -12,7 +12,8 @@ from games.live.process import live
 from games.models import Game, Player
 from games.play import services
 from games.rules import GameError, Roll, Score
-from games.store.selectors import committed_seats, game_players, game_state, lock_game
+from games.store.known import committed_seats, lock_game
+from games.store.selectors import game_players, game_state
 from tests import factories
 
 pytestmark = pytest.mark.django_db

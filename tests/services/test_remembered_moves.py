@@ -16,7 +16,8 @@ from games.models import Game, Move, ScoreEntry
 from games.play import services
 from games.rules import GameError, Hold, Roll, Score, get_ruleset
 from games.store import writes
-from games.store.selectors import committed_seats, game_players, game_state
+from games.store.known import committed_seats
+from games.store.selectors import game_players, game_state
 from tests import factories
 
 pytestmark = pytest.mark.django_db
