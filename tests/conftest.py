@@ -59,8 +59,8 @@ def forget_snapshots() -> None:
     from games.store.known import committed_seats
     from games.store.selectors import recent
 
-    recent.clear()
-    committed_seats.clear()
+    recent().clear()
+    committed_seats().clear()
 
 
 @pytest.fixture(autouse=True)

@@ -279,7 +279,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
                 # A game of bots alone nobody here watches any more gives its
                 # slot to one waiting (its step in flight may never be pushed
                 # here to find out).
-                botplay.slots.release(self.token)
+                botplay.slots().release(self.token)
 
     async def _leave_layer(self) -> None:
         """Leave the game's group, if the channel layer still answers (else
@@ -388,7 +388,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         if asked == self.shown_version:
             await self.send(text_data=json.dumps({"type": "current", "version": asked}))
             return True
-        shown = recent.get(self.token, self.shown_version)
+        shown = recent().get(self.token, self.shown_version)
         if shown is None or (self.guest and shown["status"] == "lobby"):
             return False
         await self._show(shown, force=True)
@@ -416,7 +416,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         # The current version as this process last saw it pushed: no second
         # read. A socket that may take a seat (a guest in a lobby) reads its
         # seat again with the table.
-        known = recent.get(self.token, current.version)
+        known = recent().get(self.token, current.version)
         if known is not None and (not self.guest or known["status"] != "lobby"):
             await self._show(known, force=True)
             return
@@ -450,7 +450,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
 
     async def game_snapshot(self, event: dict[str, Any]) -> None:
         snap: Snapshot = event["snapshot"]
-        recent.remember(snap)
+        recent().remember(snap)
         # Every process watching a game of bots steps it (once per process):
         # the one that committed the last step may have nobody watching.
         botplay.schedule(snap)

@@ -36,6 +36,7 @@ from django.db import DatabaseError
 from games.live import limits
 from games.live.process import live
 from games.rules import GameError
+from games.runtime import runtime
 from games.store import dbthreads
 from games.store.selectors import Snapshot
 
@@ -66,7 +67,7 @@ def schedule(snap: Snapshot) -> None:
         live.call_soon(_start, snap["token"], snap["version"], bots_only, snap["bot_pace"])
     elif bots_only and snap["status"] == "finished":
         # Over: its slot goes to a game waiting for one.
-        live.call_soon(slots.release, snap["token"])
+        live.call_soon(slots().release, snap["token"])
 
 
 # A game holding a slot whose steps stopped coming (its last step lost a race
@@ -115,22 +116,29 @@ class BotSlots:
                 _start(token, version, True, pace)
 
 
-slots = BotSlots()
+def slots() -> BotSlots:
+    """This process's ``BotSlots``."""
+    return runtime.part(BotSlots)
 
 
-# Steps this process has waiting, so that every socket of a game relaying
-# the same push schedules one step, not one each.
-_pending: set[tuple[str, int]] = set()
+class _Pending(set[tuple[str, int]]):
+    """Steps this process has waiting, so that every socket of a game
+    relaying the same push schedules one step, not one each."""
+
+
+def _pending() -> _Pending:
+    return runtime.part(_Pending)
 
 
 def _start(token: str, version: int, bots_only: bool, pace: str) -> None:
-    if (token, version) in _pending:
+    pending = _pending()
+    if (token, version) in pending:
         return
-    if bots_only and not slots.admit(token, version, pace):
+    if bots_only and not slots().admit(token, version, pace):
         return
-    _pending.add((token, version))
+    pending.add((token, version))
     task = live.spawn(_step(token, version, bots_only, pause(pace)), what="bot_step")
-    task.add_done_callback(lambda _: _pending.discard((token, version)))
+    task.add_done_callback(lambda _: pending.discard((token, version)))
 
 
 def pause(pace: str, draw: Callable[[float, float], float] = random.uniform) -> float:
@@ -151,7 +159,7 @@ async def _step(token: str, version: int, bots_only: bool, delay: float) -> None
     await asyncio.sleep(delay)
     if bots_only and not limits.sockets.watching(token):
         # Nobody here is watching: the game waits for the next socket.
-        slots.release(token)
+        slots().release(token)
         return
     try:
         await dbthreads.run(token, services.game_bot_step, token=token, version=version)
@@ -160,7 +168,7 @@ async def _step(token: str, version: int, bots_only: bool, delay: float) -> None
         pass
     except DatabaseError:
         if bots_only:
-            slots.release(token)
+            slots().release(token)
         live.counts["bot_steps_failed"] += 1
         log.warning(
             "bot step for game %s failed; it resumes on the next connect", token, exc_info=True

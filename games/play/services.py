@@ -34,6 +34,7 @@ from games.play import moves
 from games.play.chat import read_chat
 from games.play.names import bot_name, clean_name, require_distinct
 from games.rules import GameError, fairness
+from games.runtime import runtime
 from games.store import writes
 from games.store.known import committed_seats, lock_game, locked_game_seats, remembered_game
 from games.store.selectors import (
@@ -92,7 +93,7 @@ def _publisher(
     def publish() -> None:
         if state is not None:
             # The next move of this game here starts from this row, these seats and cards.
-            committed_seats.remember(game, players, state.cards)
+            committed_seats().remember(game, players, state.cards)
         live.committed(snap)
 
     return publish
@@ -499,13 +500,14 @@ def game_bot_step(*, token: str, version: int) -> Game:
         if version != game.version:
             raise GameError("stale_version")
         players, state = locked_game_seats(game)
-        plan = moves.decide_bot(_known(game, players, state), whims=_bot_whims, now=timezone.now())
+        whims = runtime.part(BotWhims)
+        plan = moves.decide_bot(_known(game, players, state), whims=whims, now=timezone.now())
         _write_move(plan)
     return plan.rows.game
 
 
-# The beginner's human mistakes are chosen with this; dice never are.
-_bot_whims = random.Random()
+class BotWhims(random.Random):
+    """What the beginner's human mistakes are chosen with; dice never are."""
 
 
 def game_hand_to_bot(*, token: str, guest_id: str, seat: int) -> Game:

@@ -20,6 +20,7 @@ import time
 from django.db import DatabaseError
 
 from games.live.process import live
+from games.runtime import runtime
 from games.store import dbthreads
 from games.store.selectors import Snapshot
 
@@ -28,9 +29,11 @@ log = logging.getLogger(__name__)
 # A timer fires this long after the deadline, so that the server's check
 # (which reads the clock again) never finds it a hair early.
 LATE_BY = 0.05
-# Timers this process has armed, so that every socket of a game relaying
-# the same push arms one, not one each.
-_armed: set[tuple[str, int]] = set()
+
+
+class _Armed(set[tuple[str, int]]):
+    """Timers this process has armed, so that every socket of a game
+    relaying the same push arms one, not one each."""
 
 
 def schedule(snap: Snapshot) -> None:
@@ -44,11 +47,12 @@ def schedule(snap: Snapshot) -> None:
 
 
 def _arm(token: str, version: int, deadline: float) -> None:
-    if (token, version) in _armed:
+    armed = runtime.part(_Armed)
+    if (token, version) in armed:
         return
-    _armed.add((token, version))
+    armed.add((token, version))
     task = live.spawn(_at_deadline(token, version, deadline), what="turn_clock")
-    task.add_done_callback(lambda _: _armed.discard((token, version)))
+    task.add_done_callback(lambda _: armed.discard((token, version)))
 
 
 async def _at_deadline(token: str, version: int, deadline: float) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from games.present.rendering import chat_message, table_message
+from games.runtime import runtime
 from games.store.selectors import ChatLine, Snapshot
 
 # Each entry is one table's message, about 10-20 KB: a few hundred recent
@@ -34,34 +35,42 @@ def _text(message: dict[str, Any]) -> str:
     return orjson.dumps(message).decode()
 
 
-_views: OrderedDict[tuple[str, int, int | None, str, bool], str] = OrderedDict()
+class Views:
+    """The recent table and chat messages, as sent, by view."""
+
+    def __init__(self) -> None:
+        self.tables: OrderedDict[tuple[str, int, int | None, str, bool], str] = OrderedDict()
+        self.chat: OrderedDict[tuple[int, str], str] = OrderedDict()
+
+
+def _views() -> Views:
+    return runtime.part(Views)
 
 
 def table_text(snap: Snapshot, seat: int | None, language: str) -> str:
     """The ``table`` message of ``snap`` for the viewer in ``seat``, as sent."""
     key = (snap["token"], snap["version"], seat, language, snap.get("last") is not None)
-    text = _views.get(key)
+    views = _views().tables
+    text = views.get(key)
     if text is None:
         text = _text(table_message(snap, seat, language))
-        _views[key] = text
-        if len(_views) > MAX_VIEWS:
-            _views.popitem(last=False)
+        views[key] = text
+        if len(views) > MAX_VIEWS:
+            views.popitem(last=False)
     else:
-        _views.move_to_end(key)
+        views.move_to_end(key)
     return text
-
-
-_chat_views: OrderedDict[tuple[int, str], str] = OrderedDict()
 
 
 def chat_text(line: ChatLine, language: str) -> str:
     """The ``chat`` message of one line for a reader of ``language``, as
     sent: rendered once per language however many read it."""
     key = (line["id"], language)
-    text = _chat_views.get(key)
+    views = _views().chat
+    text = views.get(key)
     if text is None:
         text = _text(chat_message(line, language))
-        _chat_views[key] = text
-        if len(_chat_views) > MAX_VIEWS:
-            _chat_views.popitem(last=False)
+        views[key] = text
+        if len(views) > MAX_VIEWS:
+            views.popitem(last=False)
     return text

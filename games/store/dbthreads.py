@@ -36,7 +36,6 @@ import asyncio
 import contextvars
 import functools
 import threading
-import time
 import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -45,15 +44,21 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.db import connections
 
+from games.runtime import runtime
+
 T = TypeVar("T")
 
 IDLE_SECONDS = 30.0
 
-_last_call = threading.local()
+
+class _LastCall(threading.local):
+    """When this thread's last call ended."""
+
+    ended = 0.0
 
 
 def _before_call() -> None:
-    if time.monotonic() - getattr(_last_call, "ended", 0.0) > IDLE_SECONDS:
+    if runtime.clock.monotonic() - runtime.part(_LastCall).ended > IDLE_SECONDS:
         connections.close_all()
 
 
@@ -65,7 +70,7 @@ def _after_call() -> None:
             or connection.get_autocommit() != connection.settings_dict["AUTOCOMMIT"]
         ):
             connection.close()
-    _last_call.ended = time.monotonic()
+    runtime.part(_LastCall).ended = runtime.clock.monotonic()
 
 
 def _on_thread(work: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
@@ -145,17 +150,8 @@ def here(work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
                 connection.close()
 
 
-_lock = threading.Lock()
-_process: GameThreads | None = None
-
-
 def _threads() -> GameThreads:
-    global _process
-    if _process is None:
-        with _lock:
-            if _process is None:
-                _process = GameThreads(settings.YACHT_DB_THREADS)
-    return _process
+    return runtime.part(GameThreads, lambda: GameThreads(settings.YACHT_DB_THREADS))
 
 
 async def run(token: str, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
@@ -165,5 +161,6 @@ async def run(token: str, work: Callable[..., T], /, *args: Any, **kwargs: Any) 
 
 def close_connections() -> None:
     """``GameThreads.close_connections`` for this process's threads, if any started."""
-    if _process is not None:
-        _process.close_connections()
+    threads = runtime.made(GameThreads)
+    if threads is not None:
+        threads.close_connections()

@@ -17,6 +17,7 @@ from django.db.models.sql.compiler import SQLCompiler
 
 from games import rules
 from games.models import Game, Player
+from games.runtime import runtime
 from games.store.selectors import game_players, game_state, state_of
 
 
@@ -55,7 +56,9 @@ class _LockStatement(threading.local):
         return Game.from_db(connection.alias, columns, row)
 
 
-lock_game = _LockStatement()
+def lock_game(token: str) -> Game | None:
+    """``SELECT … FOR UPDATE`` of the game ``token``, in the caller's transaction."""
+    return runtime.part(_LockStatement)(token)
 
 
 Cards = tuple[rules.Scorecard, ...]
@@ -129,7 +132,9 @@ class CommittedSeats:
             self._known.clear()
 
 
-committed_seats = CommittedSeats()
+def committed_seats() -> CommittedSeats:
+    """This process's ``CommittedSeats``."""
+    return runtime.part(CommittedSeats)
 
 
 def locked_game_seats(game: Game) -> tuple[list[Player], rules.GameState | None]:
@@ -137,20 +142,20 @@ def locked_game_seats(game: Game) -> tuple[list[Player], rules.GameState | None]
     locked, from ``committed_seats`` when it knows this version."""
     if game.status == Game.Status.LOBBY:
         return game_players(game), None
-    known = committed_seats.get(game.token, game.version)
+    known = committed_seats().get(game.token, game.version)
     if known is not None:
         _, players, cards = known
         return players, state_of(game, cards)
     players = game_players(game)
     state = game_state(game, players)
-    committed_seats.remember(game, players, state.cards)
+    committed_seats().remember(game, players, state.cards)
     return players, state
 
 
 def remembered_game(token: str, version: int) -> tuple[Game, list[Player], rules.GameState] | None:
     """The row, seats and rules state of a game in play at ``version``, as
     this process committed or locked them, if it holds that version."""
-    known = committed_seats.get(token, version)
+    known = committed_seats().get(token, version)
     if known is None:
         return None
     game, players, cards = known

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from games import rules
 from games.models import ChatMessage, Game, Move, Player, ScoreEntry
+from games.runtime import runtime
 
 if TYPE_CHECKING:
     # Only for annotations: the solver loads numpy, which pages that never
@@ -542,7 +543,9 @@ class RecentSnapshots:
             self._known.clear()
 
 
-recent = RecentSnapshots()
+def recent() -> RecentSnapshots:
+    """This process's ``RecentSnapshots``."""
+    return runtime.part(RecentSnapshots)
 
 
 def game_viewed_by(token: str, guest_id: str | None) -> tuple[Snapshot, int | None] | None:
@@ -562,7 +565,7 @@ def game_viewed_by(token: str, guest_id: str | None) -> tuple[Snapshot, int | No
     if row is None:
         return None
     version, seat = row
-    snap = recent.get(token, version)
+    snap = recent().get(token, version)
     if snap is not None:
         return snap, seat
     # Not seen here yet: read the whole game, and the seat again from the
@@ -573,7 +576,7 @@ def game_viewed_by(token: str, guest_id: str | None) -> tuple[Snapshot, int | No
     players = game_players(game)
     state = game_state(game, players) if game.status != Game.Status.LOBBY else None
     snap = snapshot(game, players, state)
-    recent.remember(snap)
+    recent().remember(snap)
     mine = seat_among(players, guest_id)
     return snap, (mine.order if mine else None)
 

@@ -38,6 +38,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field, Model
 
 from games.models import Game, Move, Player, ScoreEntry
+from games.runtime import runtime
 
 
 @dataclass(frozen=True)
@@ -202,7 +203,10 @@ class _Statements:
         return known
 
 
-_statements = _Statements()
+def _statements(
+    connection: BaseDatabaseWrapper, fields: tuple[str, ...], with_score: bool
+) -> list[str]:
+    return runtime.part(_Statements)(connection, fields, with_score)
 
 
 def _write_statements(

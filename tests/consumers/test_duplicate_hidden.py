@@ -159,10 +159,11 @@ async def test_a_round_in_play_resumes_for_a_socket_after_the_process_restarts(c
     @sync_to_async
     def restart() -> None:
         from games.present import viewcache
+        from games.runtime import runtime
         from games.store.selectors import recent
 
-        recent.clear()
-        viewcache._views.clear()
+        recent().clear()
+        runtime.drop(viewcache.Views)
 
     await restart()
     again = await connect(game.token, "ana")

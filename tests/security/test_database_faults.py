@@ -19,6 +19,7 @@ from games.models import Game, Move, ScoreEntry
 from games.play import services
 from games.present.messages import error_message
 from games.rules import Score
+from games.runtime import runtime
 from games.store import writes
 from games.store.known import committed_seats
 from games.store.selectors import RecentSnapshots, game_players, game_state
@@ -97,7 +98,7 @@ async def test_a_database_failure_mid_action_writes_nothing_and_the_player_may_r
         # The version the sockets were shown, as if this process had committed it.
         await sync_to_async(_remember)(game)
     else:
-        committed_seats.clear()
+        committed_seats().clear()
     in_transaction = fail_when_the_version_is_bumped(monkeypatch)
     await ana.send({"action": "score", "version": version, "category": "choice"})
     error = await ana.error()
@@ -123,7 +124,7 @@ async def test_a_database_failure_mid_action_writes_nothing_and_the_player_may_r
 def _remember(game: Game) -> None:
     game.refresh_from_db()
     players = game_players(game)
-    committed_seats.remember(game, players, game_state(game, players).cards)
+    committed_seats().remember(game, players, game_state(game, players).cards)
 
 
 async def test_a_database_failure_on_sync_is_answered_not_crashed(connect, monkeypatch, caplog):
@@ -136,9 +137,9 @@ async def test_a_database_failure_on_sync_is_answered_not_crashed(connect, monke
 
     monkeypatch.setattr(consumers, "game_viewed_by", down)
     # Nothing known in this process, so the sync must read the game.
-    monkeypatch.setattr(consumers, "recent", RecentSnapshots())
-    await ana.send({"action": "sync"})
-    assert (await ana.error())["code"] == "unavailable"
+    with runtime.swap(RecentSnapshots, RecentSnapshots()):
+        await ana.send({"action": "sync"})
+        assert (await ana.error())["code"] == "unavailable"
     monkeypatch.undo()
     await ana.send({"action": "sync"})
     assert (await ana.table())["version"] == game.version

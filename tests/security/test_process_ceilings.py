@@ -8,6 +8,7 @@ real routing."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -18,17 +19,19 @@ from games.live import limits
 from games.live.process import live
 from games.models import Game
 from games.play import botplay, services
+from games.runtime import runtime
 from tests.consumers.conftest import Client
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
 @pytest.fixture(autouse=True)
-def fresh_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+def fresh_counts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     # The process's counts start empty, whatever earlier tests left open.
     monkeypatch.setattr(limits, "sockets", limits.SocketCounts())
     monkeypatch.setattr(limits, "chat_deliveries", limits.ChatDeliveries())
-    monkeypatch.setattr(botplay, "slots", botplay.BotSlots())
+    with runtime.swap(botplay.BotSlots, botplay.BotSlots()):
+        yield
 
 
 @sync_to_async
@@ -145,7 +148,7 @@ async def test_a_game_of_bots_alone_waits_for_a_slot_while_a_game_with_a_person_
     # Meanwhile the first game of bots went on, and the second waited.
     for _ in range(3):
         seen = (await table_after(first_watcher, seen))["version"]
-    assert second.token in botplay.slots.waiting
+    assert second.token in botplay.slots().waiting
     assert await second_watcher.nothing_new()
     assert second_watcher.version == waiting_at
     # Nobody watches the first any more: the second takes its slot and plays.
@@ -162,7 +165,7 @@ async def test_a_game_of_bots_alone_that_ends_gives_its_slot_to_one_waiting(monk
         lambda token, version, bots_only, pace: started_steps.append((token, version, pace)),
     )
     monkeypatch.setattr(limits.sockets, "watching", lambda token: 1)
-    slots = botplay.slots
+    slots = botplay.slots()
     assert slots.admit("first", 3)
     assert not slots.admit("second", 7)
     assert not slots.admit("second", 8, "fast")

@@ -88,7 +88,7 @@ def test_a_round_in_progress_resumes_from_the_database_alone() -> None:
     game = act(game, "bo", Score("choice"))
     before = game_snapshot(game)
     # A restarted process knows nothing but the rows.
-    recent.clear()
+    recent().clear()
     game = Game.objects.get(pk=game.pk)
     after = game_snapshot(game)
     assert after == before

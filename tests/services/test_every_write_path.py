@@ -155,7 +155,7 @@ def guarded(monkeypatch: pytest.MonkeyPatch) -> list[writes.Written]:
 def _played_locked(game: Game, seed: int) -> None:
     for verb, fields in _moves(game, seed):
         # Nothing remembered: every move locks the row and reads it.
-        committed_seats.clear()
+        committed_seats().clear()
         try:
             verb(**fields)
         except rules.GameError as refused:

@@ -12,6 +12,8 @@ from games.live.process import live
 from games.models import Game, Player
 from games.play import services
 from games.rules import GameError, Roll, Score
+from games.runtime import runtime
+from games.store import known
 from games.store.known import committed_seats, lock_game
 from games.store.selectors import game_players, game_state
 from tests import factories
@@ -39,8 +41,9 @@ def test_the_lock_statement_locks_the_row_where_the_database_can():
     game = factories.started_game()
     with transaction.atomic():
         lock_game(game.token)
-        assert lock_game.compiled is not None
-        sql = lock_game.compiled[1]
+        compiled = runtime.part(known._LockStatement).compiled
+        assert compiled is not None
+        sql = compiled[1]
     assert ("FOR UPDATE" in sql) == connection.features.has_select_for_update
 
 
@@ -52,12 +55,12 @@ def test_a_version_committed_elsewhere_is_read_again_not_taken_from_memory(
         game = services.game_act(
             token=game.token, guest_id="ana", version=game.version, action=Roll()
         )
-    assert committed_seats.get(game.token, game.version) is not None
+    assert committed_seats().get(game.token, game.version) is not None
     # Another process renames the second seat and commits its own version.
     Player.objects.filter(game=game, order=1).update(name="Zed")
     Game.objects.filter(pk=game.pk).update(version=F("version") + 1)
     game.refresh_from_db()
-    assert committed_seats.get(game.token, game.version) is None
+    assert committed_seats().get(game.token, game.version) is None
     pushed: list[dict[str, Any]] = []
     live.after_commit.insert(0, pushed.append)
     try:
@@ -68,7 +71,7 @@ def test_a_version_committed_elsewhere_is_read_again_not_taken_from_memory(
     finally:
         live.after_commit.remove(pushed.append)
     assert [seat["name"] for seat in pushed[-1]["seats"]] == ["Ana", "Zed"]
-    known = committed_seats.get(game.token, game.version + 1)
+    known = committed_seats().get(game.token, game.version + 1)
     assert known is not None and known[1][1].name == "Zed"
 
 
@@ -88,7 +91,7 @@ def test_a_refused_move_leaves_the_remembered_seats_as_they_were_committed():
         services.game_act(token=game.token, guest_id="ana", version=game.version, action=Score(box))
     assert refused.value.code == "category_filled"
     assert Player.objects.get(game=game, order=0).bot == "solid"
-    known = committed_seats.get(game.token, game.version)
+    known = committed_seats().get(game.token, game.version)
     assert known is not None and known[1][0].bot == "solid"
 
 
@@ -97,8 +100,8 @@ def test_remembered_seats_are_handed_out_as_copies_of_their_own():
     players = game_players(game)
     cached = players[0].game  # the seat's game, cached on it as a move finds it
     game.version = 99
-    committed_seats.remember(game, players, ())
-    known = committed_seats.get(game.token, 99)
+    committed_seats().remember(game, players, ())
+    known = committed_seats().get(game.token, 99)
     assert known is not None
     seat = known[1][0]
     assert seat is not players[0] and seat.pk == players[0].pk and seat.name == players[0].name
@@ -106,7 +109,7 @@ def test_remembered_seats_are_handed_out_as_copies_of_their_own():
     # game replaced) stays in that copy.
     seat.bot = "solid"
     seat._state.fields_cache["game"] = None
-    again = committed_seats.get(game.token, 99)
+    again = committed_seats().get(game.token, 99)
     assert again is not None
     assert again[1][0].bot == players[0].bot == ""
     assert again[1][0]._state.fields_cache["game"] is cached

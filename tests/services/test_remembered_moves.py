@@ -77,7 +77,7 @@ def test_a_move_on_the_version_committed_here_is_its_own_rows_and_nothing_else(
     else:
         game = committed(factories.started_game(), Roll())
         action = {"roll": Roll(), "hold": Hold(frozenset({0, 1})), "score": Score("choice")}[kind]
-    assert committed_seats.get(game.token, game.version) is not None
+    assert committed_seats().get(game.token, game.version) is not None
     with CaptureQueriesContext(connection) as captured:
         game = committed(game, action)
     statements = _writes(captured)
@@ -127,7 +127,7 @@ def test_a_game_that_moved_on_elsewhere_is_left_unwritten_and_the_lock_decides(
     services.game_act(
         token=game.token, guest_id="ana", version=remembered, action=Hold(frozenset({2}))
     )
-    assert committed_seats.get(game.token, remembered) is not None, "still held here"
+    assert committed_seats().get(game.token, remembered) is not None, "still held here"
     assert Game.objects.get(pk=game.pk).version == remembered + 1
     guarded: list[writes.Written] = []
     real_write = writes.write_guarded
@@ -163,7 +163,7 @@ def test_a_move_the_rules_refuse_on_the_remembered_row_is_refused_as_under_the_l
         assert refused.value.code == code
     assert Game.objects.get(pk=game.pk).version == game.version
     # The row remembered for this version was not changed by the refusals.
-    known = committed_seats.get(game.token, game.version)
+    known = committed_seats().get(game.token, game.version)
     assert known is not None and known[0].version == game.version
     assert known[0].rolls_used == 1 and known[0].current_seat == 0
 
@@ -180,7 +180,7 @@ def test_after_a_move_that_found_its_game_moved_on_what_is_remembered_is_the_sto
     # The locked path read the version the other process committed, and
     # that is what this process now plays from: not the stale attempt's row.
     stored = Game.objects.get(pk=game.pk)
-    known = committed_seats.get(game.token, stored.version)
+    known = committed_seats().get(game.token, stored.version)
     assert known is not None
     for field in Game._meta.concrete_fields:
         assert getattr(known[0], field.attname) == getattr(stored, field.attname), field.name
@@ -198,7 +198,7 @@ def test_each_committed_move_is_pushed_once_whichever_path_wrote_it(committed):
         game = committed(factories.started_game(), Roll())
         game = committed(game, Hold(frozenset({0})))
         services.game_act(token=game.token, guest_id="ana", version=game.version, action=Roll())
-        committed_seats.clear()
+        committed_seats().clear()
         game = Game.objects.get(pk=game.pk)
         game = committed(game, Score("choice"))
     finally:
@@ -241,7 +241,7 @@ def test_two_moves_on_one_remembered_version_at_once_apply_exactly_one():
     game = services.game_act(token=game.token, guest_id="ana", version=game.version, action=Roll())
     for _ in range(6):
         version = Game.objects.get(pk=game.pk).version
-        assert committed_seats.get(game.token, version) is not None
+        assert committed_seats().get(game.token, version) is not None
         results = _holds_at_once(game, version)
         applied = [r for r in results if isinstance(r, Game)]
         refused = [r for r in results if isinstance(r, GameError)]
@@ -258,7 +258,7 @@ def test_only_a_move_the_remembered_row_settles_is_planned_there_and_planning_wr
     game = factories.lobby_game()
     game = services.game_start(token=game.token, guest_id="ana")
     # What the start's commit leaves this process remembering.
-    committed_seats.remember(game, game_players(game), game_state(game, game_players(game)).cards)
+    committed_seats().remember(game, game_players(game), game_state(game, game_players(game)).cards)
     moves = Move.objects.filter(game=game).count()
     # Out of turn on the remembered version: not settled there.
     assert (
