@@ -5,8 +5,14 @@ from pathlib import Path
 
 import pytest
 import redis
+from hypothesis import settings as hypothesis_settings
 
 LOCALE = Path(__file__).resolve().parent.parent / "locale"
+
+# Property tests print, on failure, the blob that replays the failing example
+# (@reproduce_failure); in CI they also run from the seed .ci/run prints.
+hypothesis_settings.register_profile("yacht", print_blob=True)
+hypothesis_settings.load_profile("yacht")
 
 
 @pytest.fixture
