@@ -184,16 +184,7 @@ def daily_board(challenge: DailyChallenge) -> Board:
     over = is_over(challenge.day)
     entries = list(challenge.entries.select_related("game").order_by("created_at", "pk"))
     finished = [e for e in entries if e.game.status == Game.Status.FINISHED]
-    totals: dict[int, int] = {}
-    ruleset = rules.get_ruleset(challenge.ruleset)
-    for e in finished:
-        boxes = dict(
-            ScoreEntry.objects.filter(player__game=e.game).values_list("category", "points")
-        )
-        bonus = sum(
-            ScoreEntry.objects.filter(player__game=e.game).values_list("extra_bonus", flat=True)
-        )
-        totals[e.game_id] = rules.totals(ruleset, rules.Scorecard(boxes, bonus)).total
+    totals = _totals(challenge.ruleset, [e.game_id for e in finished])
     players = {
         p.game_id: p for p in Player.objects.filter(game__in=[e.game for e in finished], order=0)
     }
@@ -219,6 +210,24 @@ def daily_board(challenge: DailyChallenge) -> Board:
         playing=len(entries) - len(finished),
         perfect=challenge.perfect_score if over else None,
     )
+
+
+def _totals(ruleset_key: str, game_ids: list[int]) -> dict[int, int]:
+    """Each solitaire game's total, from its filled boxes: one query for the
+    whole board, whatever its size."""
+    boxes: dict[int, dict[str, int]] = {game_id: {} for game_id in game_ids}
+    bonus = dict.fromkeys(game_ids, 0)
+    rows = ScoreEntry.objects.filter(player__game__in=game_ids, player__order=0).values_list(
+        "player__game_id", "category", "points", "extra_bonus"
+    )
+    for game_id, category, points, extra in rows:
+        boxes[game_id][category] = points
+        bonus[game_id] += extra
+    ruleset = rules.get_ruleset(ruleset_key)
+    return {
+        game_id: rules.totals(ruleset, rules.Scorecard(boxes[game_id], bonus[game_id])).total
+        for game_id in game_ids
+    }
 
 
 def _work_out(challenge: DailyChallenge, players: list[Player]) -> None:

@@ -272,3 +272,24 @@ def test_the_board_says_what_an_entry_proves(client, language, line):
     daily_page = client.get(f"/{language}/daily/").content.decode()
     board = client.get(f"/{language}/daily/{daily.today().isoformat()}/").content.decode()
     assert line in daily_page and line in board
+
+
+def test_the_days_board_reads_the_same_few_queries_for_two_entries_or_four():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries_for_the_board(entries: int) -> int:
+        challenge = DailyChallenge.objects.get(day=daily.today())
+        with CaptureQueriesContext(connection) as seen:
+            board = daily.daily_board(challenge)
+        assert len(board.rows) == entries
+        totals = [row.total for row in board.rows]
+        assert totals == sorted(totals, reverse=True) and all(t > 0 for t in totals)
+        return len(seen)
+
+    seen = {}
+    for n in range(1, 5):
+        entry = daily.daily_enter(guest_id=f"g{n}", name=f"P{n}", address=f"192.0.2.{n + 10}")
+        play_to_the_end(entry, f"g{n}")
+        seen[n] = queries_for_the_board(n)
+    assert seen[4] == seen[2] <= 3
