@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games import rules
 from games.models import ChatMessage, DailyChallenge, DailyEntry, Game, Move, Player, ScoreEntry
-from games.play.daily import is_over, today
+from games.play.days import is_over, today
 from games.present.labels import RULESET_NAMES, category_name
 from games.store.selectors import game_snapshot
 

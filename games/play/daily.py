@@ -12,31 +12,19 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, timedelta
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
-from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from games import rules
 from games.models import DailyChallenge, DailyEntry, Game, Player, ScoreEntry
 from games.play import services
+from games.play.days import is_over, today
 from games.play.names import clean_name, skeletons
 from games.rules import GameError, fairness
 from yachtsite.clientaddr import address_group
-
-
-def today() -> date:
-    return timezone.now().date()
-
-
-def is_over(day: date) -> bool:
-    """Whether ``day`` (UTC) has ended, so its seed may be revealed."""
-    end = datetime.combine(
-        day + timedelta(days=1), time.min, tzinfo=timezone.get_current_timezone()
-    )
-    return timezone.now() >= end
 
 
 def daily_challenge(day: date) -> DailyChallenge | None:

@@ -32,6 +32,7 @@ from games.models import (
 )
 from games.play import moves
 from games.play.chat import read_chat
+from games.play.days import is_over
 from games.play.names import bot_name, clean_name, require_distinct
 from games.rules import GameError, fairness
 from games.runtime import runtime
@@ -467,8 +468,6 @@ def _known(game: Game, players: list[Player], state: rules.GameState | None) -> 
         state = rules.new_game(game.ruleset, max(len(players), 1))
     day_over = False
     if game.daily_id is not None and game.daily is not None:
-        from games.play.daily import is_over
-
         day_over = is_over(game.daily.day)
     return moves.Known(game, players, state, table, day_over)
 

@@ -12,6 +12,7 @@ import pytest
 import time_machine
 from django.db import IntegrityError
 from django.test import Client
+from django.utils import timezone
 
 from games.models import DailyChallenge, DailyEntry, Game, Player
 from games.play import daily, services
@@ -111,8 +112,8 @@ def test_once_the_day_is_over_the_board_ranks_with_losses_reviews_and_the_perfec
     cy = daily.daily_enter(guest_id="cy", name="Cy", address="192.0.2.3")
     day = daily.today()
     challenge = DailyChallenge.objects.get(day=day)
-    later = daily.timezone.now() + timedelta(days=1)
-    with mock.patch("games.play.daily.timezone.now", return_value=later):
+    later = timezone.now() + timedelta(days=1)
+    with time_machine.travel(later, tick=False):
         board = client.get(f"/en/daily/{day.isoformat()}/").content.decode()
         with pytest.raises(GameError) as refused:
             services.game_roll(token=cy.token, guest_id="cy", version=cy.version)
@@ -169,9 +170,9 @@ def test_a_stranger_sees_nothing_of_a_daily_entry_and_its_review_waits_for_the_d
     assert table_message(snap, 0, "en")["state"]["seats"][0]["boxes"]
     as_guest(client, "ana")
     assert client.get(f"/en/g/{ana.token}/review/").status_code == 200
-    later = daily.timezone.now() + timedelta(days=1)
+    later = timezone.now() + timedelta(days=1)
     client.cookies.clear()
-    with mock.patch("games.play.daily.timezone.now", return_value=later):
+    with time_machine.travel(later, tick=False):
         assert client.get(f"/en/g/{ana.token}/review/").status_code == 200
 
 
@@ -201,7 +202,7 @@ def test_a_second_browser_on_the_same_network_is_refused_and_offered_an_ordinary
 
 def test_a_network_enters_again_the_next_day():
     assert enter("203.0.113.5", "Clair", "ana").status_code == 302
-    tomorrow = daily.timezone.now() + timedelta(days=1)
+    tomorrow = timezone.now() + timedelta(days=1)
     with time_machine.travel(tomorrow, tick=False):
         assert enter("203.0.113.5", "Bo", "bo").status_code == 302
         assert DailyChallenge.objects.get(day=daily.today()).entries.count() == 1

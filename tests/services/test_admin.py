@@ -1,12 +1,12 @@
 import random
 from datetime import timedelta
-from unittest import mock
 
 import pytest
 import time_machine
 from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from games.models import DailyChallenge, Game, Move, Player, ScoreEntry
 from games.play import daily, services
@@ -125,8 +125,8 @@ def test_staff_see_each_days_challenge_and_its_entries_and_its_seed_only_once_th
     assert challenge.server_seed not in html
     assert "kept secret until the day is over" in html
     assert "Save" not in html, "the challenge page is read-only"
-    later = daily.timezone.now() + timedelta(days=1)
-    with mock.patch("games.play.daily.timezone.now", return_value=later):
+    later = timezone.now() + timedelta(days=1)
+    with time_machine.travel(later, tick=False):
         html = staff_client.get(
             f"/en/admin/games/dailychallenge/{challenge.pk}/change/"
         ).content.decode()
@@ -163,7 +163,7 @@ def test_staff_see_no_dice_moves_or_boxes_of_a_daily_game_until_its_day_is_over(
         assert f"/en/admin/games/move/{move.pk}/change/" not in during["moves"]
         opened = staff_client.get(f"/en/admin/games/move/{move.pk}/change/")
         assert opened.status_code == 302, "a roll of the day opened by its address"
-    with time_machine.travel(daily.timezone.now() + timedelta(days=1), tick=False):
+    with time_machine.travel(timezone.now() + timedelta(days=1), tick=False):
         after = seen()
         assert staff_client.get(f"/en/admin/games/move/{rolls[0].pk}/change/").status_code == 200
     for move in rolls:
