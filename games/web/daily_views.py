@@ -9,6 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from games.edge.guests import guest_id_for, guest_id_of, remembered_name, took_a_seat
 from games.live import limits
 from games.models import DailyChallenge
 from games.play import daily
@@ -16,7 +17,6 @@ from games.present.labels import ruleset_name
 from games.present.messages import error_message
 from games.rules import GameError
 from games.web.forms import DailyForm, default_name
-from games.web.guests import guest_id_for, guest_id_of, remembered_name, took_a_seat
 
 # Earlier days listed on the pages (older boards stay at their address).
 EARLIER_DAYS = 14

@@ -18,6 +18,7 @@ from django.utils.translation import get_language, get_language_from_path
 from django.views import i18n
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from games.edge.guests import guest_id_for, guest_id_of, remembered_name, took_a_seat
 from games.live import limits
 from games.live.process import live
 from games.models import Game
@@ -40,7 +41,6 @@ from games.store.selectors import (
     seen_by,
 )
 from games.web.forms import JoinForm, NewGameForm, default_name
-from games.web.guests import guest_id_for, guest_id_of, remembered_name, took_a_seat
 from yachtsite import outage
 
 

@@ -9,10 +9,10 @@ import re
 import pytest
 
 from games import rules
+from games.edge.guests import GUEST_KEY
 from games.models import Game, Player
 from games.play import services
 from games.store import records
-from games.web.guests import GUEST_KEY
 from tests import factories
 
 pytestmark = pytest.mark.django_db
