@@ -23,6 +23,7 @@ from django.db import DatabaseError
 from django.utils import translation
 from redis.exceptions import RedisError
 
+from games.edge.guests import guest_id_of
 from games.live import limits, loopmoves
 from games.live import presence as presences
 from games.live.broadcast import group_name
@@ -45,7 +46,6 @@ from games.store.selectors import (
     recent,
     seat_order,
 )
-from games.web.guests import guest_id_of
 from yachtsite.clientaddr import scope_address
 
 log = logging.getLogger(__name__)

@@ -128,11 +128,6 @@ def game_create(
     With ``bot_level``, every other seat is filled with a bot of that level;
     with ``watch`` too, bots take every seat and the game starts at once, for
     its creator and anyone with the link to watch.
-
-    A person alone against bots gets them at the fast pace: the bots' pauses
-    are there so people can follow one another, and with nobody else at the
-    table they only make that one person wait (the host can slow them down
-    at the table). Everyone else starts at the normal pace.
     """
     _require_guest(guest_id)
     name = clean_name(name)
@@ -145,24 +140,39 @@ def game_create(
             turn_seconds=turn_seconds,
             duplicate=duplicate,
             perfect_reference=duplicate and perfect_reference,
-            bot_pace="fast" if bot_level and not watch and seat_count > 1 else "normal",
+            bot_pace=_first_pace(seat_count=seat_count, bot_level=bot_level, watch=watch),
             version=1,
             acted_at=timezone.now(),
             **_fair_seed(),
         )
         players = _seated(game, guest_id="" if watch else guest_id, name=name, bots=bot_level)
         if watch:
-            game.status = Game.Status.PLAYING
-            game.started_at = timezone.now()
-            Move.objects.create(game=game, version=1, kind=Move.Kind.START)
-            _commit(
-                game,
-                players,
-                rules.new_game(ruleset, seat_count),
-                fields=["status", "started_at"],
-                last=last_action("start"),
-            )
+            _start_at_once(game, players)
     return game
+
+
+def _first_pace(*, seat_count: int, bot_level: str, watch: bool) -> str:
+    """How fast a new game's bots play. A person alone against bots gets the
+    fast pace: the bots' pauses are there so people can follow one another,
+    and with nobody else at the table they only make that one person wait
+    (the host can slow them down at the table). Everyone else starts at the
+    normal pace."""
+    return "fast" if bot_level and not watch and seat_count > 1 else "normal"
+
+
+def _start_at_once(game: Game, players: list[Player]) -> None:
+    """A game made to be watched starts as it is made: bots hold every seat,
+    and nobody is waited for in a lobby."""
+    game.status = Game.Status.PLAYING
+    game.started_at = timezone.now()
+    Move.objects.create(game=game, version=1, kind=Move.Kind.START)
+    _commit(
+        game,
+        players,
+        rules.new_game(game.ruleset, game.seat_count),
+        fields=["status", "started_at"],
+        last=last_action("start"),
+    )
 
 
 def game_create_daily(*, challenge: DailyChallenge, guest_id: str, name: str) -> Game:

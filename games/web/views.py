@@ -18,11 +18,13 @@ from django.utils.translation import get_language, get_language_from_path
 from django.views import i18n
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from games.edge.guests import guest_id_for, guest_id_of, remembered_name, took_a_seat
 from games.live import limits
 from games.live.process import live
 from games.models import Game
 from games.play import daily, services
 from games.present import rules_pages
+from games.present.guest_record import games_listed, stats_shown
 from games.present.labels import RULESET_NAMES
 from games.present.messages import error_message
 from games.present.rendering import chat_panel_context, review_rows, table_context, table_html
@@ -40,7 +42,6 @@ from games.store.selectors import (
     seen_by,
 )
 from games.web.forms import JoinForm, NewGameForm, default_name
-from games.web.guests import guest_id_for, guest_id_of, remembered_name, took_a_seat
 from yachtsite import outage
 
 
@@ -74,7 +75,7 @@ def _home(request: HttpRequest, form: NewGameForm, *, status: int = 200) -> Http
     context = {
         "form": form,
         "default_name": default_name(),
-        "unfinished": records.guest_games(guest, unfinished=True, limit=5),
+        "unfinished": games_listed(records.guest_games(guest, unfinished=True, limit=5)),
         "daily_entry": daily.daily_entry_today(guest),
     }
     return render(request, "games/home.html", context, status=status)
@@ -221,7 +222,7 @@ def my_games(request: HttpRequest) -> HttpResponse:
     """The games this browser has a seat at: a returning guest finds an
     unfinished game without keeping its link. Only read: a visitor with no
     session gets none."""
-    games = records.guest_games(guest_id_of(request.session))
+    games = games_listed(records.guest_games(guest_id_of(request.session)))
     return render(
         request,
         "games/my_games.html",
@@ -236,9 +237,8 @@ def my_games(request: HttpRequest) -> HttpResponse:
 @require_GET
 def my_stats(request: HttpRequest) -> HttpResponse:
     """How this browser's guest plays, per rule set, from their finished games."""
-    return render(
-        request, "games/my_stats.html", {"stats": records.guest_stats(guest_id_of(request.session))}
-    )
+    stats = records.guest_stats(guest_id_of(request.session))
+    return render(request, "games/my_stats.html", {"stats": stats_shown(stats)})
 
 
 @require_GET

@@ -14,12 +14,12 @@ from django.db import IntegrityError
 from django.test import Client
 from django.utils import timezone
 
+from games.edge.guests import GUEST_KEY
 from games.models import DailyChallenge, DailyEntry, Game, Player
 from games.play import daily, services
 from games.present.rendering import table_message
 from games.rules import GameError, fairness
 from games.store.selectors import game_snapshot
-from games.web.guests import GUEST_KEY
 
 pytestmark = pytest.mark.django_db
 

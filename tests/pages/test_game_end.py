@@ -10,13 +10,13 @@ import re
 
 import pytest
 
+from games.edge.guests import GUEST_KEY
 from games.models import Game
 from games.play import daily, services
 from games.rules import GameError
 from games.store import records
 from games.store.advice import game_review
 from games.store.selectors import game_snapshot
-from games.web.guests import GUEST_KEY
 from tests import factories
 from tests.pages.test_daily import BOXES, play_to_the_end
 
