@@ -13,6 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.db.models import F, OuterRef, Subquery
+
 from games import rules
 from games.models import Game, Player, ScoreEntry
 
@@ -76,16 +78,28 @@ def guest_games(
     none of it for a list of the games still open)."""
     if not guest_id:
         return []
-    seated = Player.objects.filter(guest_id=guest_id)
+    # A game listed once, by the guest's first seat (in pass and play, one
+    # browser holds several).
+    first = Player.objects.filter(game=OuterRef("game"), guest_id=guest_id).order_by("order")
+    seated = (
+        Player.objects.filter(guest_id=guest_id)
+        .annotate(first=Subquery(first.values("order")[:1]))
+        .filter(order=F("first"))
+    )
     if unfinished:
         seated = seated.exclude(game__status=Game.Status.FINISHED)
     seats = list(seated.select_related("game").order_by("-game__created_at")[:limit])
     games = [s.game for s in seats]
     names: dict[int, list[str]] = defaultdict(list)
-    for game_id, name in (
-        Player.objects.filter(game__in=games).order_by("order").values_list("game_id", "name")
+    owned: dict[int, set[int]] = defaultdict(set)
+    for game_id, name, order, guest in (
+        Player.objects.filter(game__in=games)
+        .order_by("order")
+        .values_list("game_id", "name", "order", "guest_id")
     ):
         names[game_id].append(name)
+        if guest == guest_id:
+            owned[game_id].add(order)
     cards = _cards([g for g in games if g.status != Game.Status.LOBBY])
     listed = []
     for seat in seats:
@@ -110,7 +124,7 @@ def guest_games(
                 # Everyone plays each round: it is your turn until you have played this one.
                 mine.your_turn = len(card_of.get(seat.order, rules.Scorecard()).boxes) < mine.round
             else:
-                mine.your_turn = game.current_seat == seat.order
+                mine.your_turn = game.current_seat in owned[game.pk]
             mine.score = rules.totals(ruleset, card_of.get(seat.order, rules.Scorecard())).total
         elif game.status == Game.Status.FINISHED:
             totals = {order: rules.totals(ruleset, card).total for order, card in card_of.items()}
@@ -151,7 +165,9 @@ def guest_stats(guest_id: str) -> list[RulesetStats]:
     if not guest_id:
         return []
     seats = list(
-        Player.objects.filter(guest_id=guest_id, game__status=Game.Status.FINISHED)
+        # A pass-and-play game's seats are the people who held the device,
+        # not this browser's own: its stats would sum up several people.
+        Player.objects.filter(guest_id=guest_id, shared=False, game__status=Game.Status.FINISHED)
         .select_related("game")
         .order_by("game__finished_at", "game__pk")
     )
