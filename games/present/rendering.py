@@ -415,14 +415,17 @@ def acting_seat(snap: Snapshot, me: int | None) -> int | None:
     return seat_acting(owned, snap["current_seat"] if snap["status"] == "playing" else None)
 
 
-def _handover(snap: Snapshot, me: int | None, my_turn: bool) -> str:
-    """In pass and play, at the start of a person's turn, the key of the
-    screen that asks the device to be passed to them before it shows their
-    dice ("" when there is none): the page shows it until tapped, once per
-    turn."""
-    if not (my_turn and _shared(snap, me) and snap["rolls_used"] == 0):
-        return ""
-    return f"{snap['round']}-{snap['current_seat']}"
+def _passing(snap: Snapshot, me: int | None, my_turn: bool) -> dict[str, Any]:
+    """What pass and play changes on the table: the turn is named, never
+    "yours", on a shared device, and at the start of a person's turn
+    ``handover`` keys the screen that asks for the device to be passed to
+    them before it shows their dice (the page shows it until tapped, once
+    per turn; "" when there is none)."""
+    passed = _shared(snap, me)
+    handover = ""
+    if passed and my_turn and snap["rolls_used"] == 0:
+        handover = f"{snap['round']}-{snap['current_seat']}"
+    return {"passed": passed, "handover": handover}
 
 
 def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
@@ -453,9 +456,7 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "can": {name: True for name in can},
         "spectator": me is None,
         "my_turn": my_turn,
-        # Pass and play: the turn is named, never "yours", on a shared device.
-        "passed": _shared(snap, me),
-        "handover": _handover(snap, me, my_turn),
+        **_passing(snap, me, my_turn),
         # Whether this viewer's page may ask for coaching: the line itself
         # comes per step, to them only ("coach"), when they turned it on.
         "coachable": playing and coachable(seen, me),

@@ -78,28 +78,9 @@ def guest_games(
     none of it for a list of the games still open)."""
     if not guest_id:
         return []
-    # A game listed once, by the guest's first seat (in pass and play, one
-    # browser holds several).
-    first = Player.objects.filter(game=OuterRef("game"), guest_id=guest_id).order_by("order")
-    seated = (
-        Player.objects.filter(guest_id=guest_id)
-        .annotate(first=Subquery(first.values("order")[:1]))
-        .filter(order=F("first"))
-    )
-    if unfinished:
-        seated = seated.exclude(game__status=Game.Status.FINISHED)
-    seats = list(seated.select_related("game").order_by("-game__created_at")[:limit])
+    seats = _listed_seats(guest_id, unfinished=unfinished, limit=limit)
     games = [s.game for s in seats]
-    names: dict[int, list[str]] = defaultdict(list)
-    owned: dict[int, set[int]] = defaultdict(set)
-    for game_id, name, order, guest in (
-        Player.objects.filter(game__in=games)
-        .order_by("order")
-        .values_list("game_id", "name", "order", "guest_id")
-    ):
-        names[game_id].append(name)
-        if guest == guest_id:
-            owned[game_id].add(order)
+    names, owned = _seat_names(games, guest_id)
     cards = _cards([g for g in games if g.status != Game.Status.LOBBY])
     listed = []
     for seat in seats:
@@ -132,6 +113,37 @@ def guest_games(
             mine.place = 1 + sum(1 for t in totals.values() if t > mine.score)
         listed.append(mine)
     return listed
+
+
+def _listed_seats(guest_id: str, *, unfinished: bool, limit: int) -> list[Player]:
+    """The guest's seats, with their games, one a game: the first it holds
+    (in pass and play, one browser holds several), newest game first."""
+    first = Player.objects.filter(game=OuterRef("game"), guest_id=guest_id).order_by("order")
+    seated = (
+        Player.objects.filter(guest_id=guest_id)
+        .annotate(first=Subquery(first.values("order")[:1]))
+        .filter(order=F("first"))
+    )
+    if unfinished:
+        seated = seated.exclude(game__status=Game.Status.FINISHED)
+    return list(seated.select_related("game").order_by("-game__created_at")[:limit])
+
+
+def _seat_names(
+    games: list[Game], guest_id: str
+) -> tuple[dict[int, list[str]], dict[int, set[int]]]:
+    """Per game, its seats' names in order and the places ``guest_id`` holds."""
+    names: dict[int, list[str]] = defaultdict(list)
+    owned: dict[int, set[int]] = defaultdict(set)
+    for game_id, name, order, guest in (
+        Player.objects.filter(game__in=games)
+        .order_by("order")
+        .values_list("game_id", "name", "order", "guest_id")
+    ):
+        names[game_id].append(name)
+        if guest == guest_id:
+            owned[game_id].add(order)
+    return names, owned
 
 
 @dataclass
