@@ -78,9 +78,17 @@ def test_three_people_play_a_whole_game_on_one_page_each_turn_handed_over(new_pa
 
 def test_screens_of_the_hand_over_and_of_a_pass_and_play_turn(new_page):
     page = new_page()
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    for size, (width, height) in SIZES.items():
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto("/en/")
+        page.locator(".more-options > summary").click()
+        page.locator("#id_people").fill("\n".join(PEOPLE))
+        expect(page.locator(".passing-fields")).to_be_visible()
+        page.locator(".passing-fields").scroll_into_view_if_needed()
+        page.screenshot(path=str(SCREENS / f"form-{size}.png"))
     start(page)
     play_turn(page, "Ana")
-    SCREENS.mkdir(parents=True, exist_ok=True)
     for size, (width, height) in SIZES.items():
         page.set_viewport_size({"width": width, "height": height})
         page.reload()
