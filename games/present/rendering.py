@@ -423,7 +423,9 @@ def _passing(snap: Snapshot, me: int | None, my_turn: bool) -> dict[str, Any]:
     per turn; "" when there is none)."""
     passed = _shared(snap, me)
     handover = ""
-    if passed and my_turn and snap["rolls_used"] == 0:
+    # Not while a bot stands in for the person (their turn clock ran out):
+    # nobody needs the device for that turn.
+    if passed and my_turn and snap["rolls_used"] == 0 and not _clocked_out(snap, me):
         handover = f"{snap['round']}-{snap['current_seat']}"
     return {"passed": passed, "handover": handover}
 

@@ -91,3 +91,12 @@ def test_a_rematch_asked_from_the_device_keeps_everyone_on_it(client):
     Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED)
     new = services.game_rematch(token=token, guest_id=client.session[GUEST_KEY])
     assert Player.objects.filter(game=new, shared=True).count() == 3
+
+
+def test_no_hand_over_is_asked_for_a_turn_a_bot_plays_for_its_person(client):
+    token = token_of(passed(client, turn_seconds="30"))
+    # Ana's turn clock ran out: the stand-in bot plays it, nobody needs the device.
+    Player.objects.filter(game__token=token, order=0).update(bot="solid")
+    html = client.get(f"/en/g/{token}/").content.decode()
+    assert "data-handover=" not in html
+    assert "a bot is playing it for you" in html
