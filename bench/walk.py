@@ -62,8 +62,8 @@ async def one_roll() -> Entered:
     from django.conf import settings
     from django.contrib.sessions.backends.db import SessionStore
 
+    from games.edge.guests import GUEST_KEY
     from games.play import services
-    from games.web.guests import GUEST_KEY
     from yachtsite.asgi import application
 
     game = await asyncio.to_thread(
