@@ -18,7 +18,6 @@ from django.db.models import F
 from django.utils import timezone
 
 from games import rules
-from games.live.process import live
 from games.models import (
     BOT_LEVELS,
     BOT_PACES,
@@ -95,7 +94,7 @@ def _publisher(
         if state is not None:
             # The next move of this game here starts from this row, these seats and cards.
             committed_seats().remember(game, players, state.cards)
-        live.committed(snap)
+        runtime.commits.committed(snap)
 
     return publish
 
@@ -611,7 +610,7 @@ def game_rematch(
 
     ``counted`` is entered around the new game's making, and only then: the
     players who ask once it is made join it uncounted. The socket counts
-    the game there against its creator's shares (``limits.game_creation``),
+    the game there against its creator's shares (``quotas.game_creation``),
     which may refuse it with a GameError.
     """
     with transaction.atomic(), contextlib.ExitStack() as counting:
@@ -734,7 +733,7 @@ def game_chat(
 
     ``paced`` counts a line that may be said against the table's pace of
     chat; False refuses it (``chat_busy``). The socket paces every game's
-    chat there (``limits.chat_allowed``).
+    chat there (``quotas.chat_allowed``).
 
     Chat is not a change of the game: it takes no lock and leaves the
     version alone (a line said during a move can never make that move
@@ -753,7 +752,9 @@ def game_chat(
         line = ChatMessage.objects.create(
             game=game, player=me, name=me.name if me else "", text=body, code=code
         )
-        transaction.on_commit(functools.partial(live.chatted, chat_line(line, game.token)))
+        transaction.on_commit(
+            functools.partial(runtime.commits.chatted, chat_line(line, game.token))
+        )
 
 
 def game_spectator_chat(*, token: str, guest_id: str, on: int) -> Game:

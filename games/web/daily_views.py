@@ -10,12 +10,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from games.edge.guests import guest_id_for, guest_id_of, remembered_name, took_a_seat
-from games.live import limits
 from games.models import DailyChallenge
 from games.play import daily
 from games.present.labels import ruleset_name
 from games.present.messages import error_message
 from games.rules import GameError
+from games.store import quotas
 from games.web.forms import DailyForm, default_name
 
 # Earlier days listed on the pages (older boards stay at their address).
@@ -38,7 +38,7 @@ def daily_page(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         guest = guest_id_for(request.session)
         try:
-            with limits.game_creation(address=address, guest=guest):
+            with quotas.game_creation(address=address, guest=guest):
                 game = daily.daily_enter(
                     guest_id=guest,
                     name=form.cleaned_data["name"] or daily.unclaimed_name(default_name()),
@@ -48,7 +48,7 @@ def daily_page(request: HttpRequest) -> HttpResponse:
             if error.code == "daily_name_taken":
                 # The form again, with what was typed, to choose another name.
                 form.add_error("name", error_message(error.code))
-            elif error.code in limits.CREATION_REFUSALS:
+            elif error.code in quotas.CREATION_REFUSALS:
                 form.add_error(None, error_message(error.code))
                 status = 429
             else:

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.sessions.backends.base import SessionBase
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import get_template
 from django.urls import reverse
@@ -20,8 +20,6 @@ from django.views import i18n
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games.edge.guests import guest_id_for, guest_id_of, remembered_name, took_a_seat
-from games.live import limits
-from games.live.process import live
 from games.models import Game
 from games.play import daily, services
 from games.present import rules_pages
@@ -30,7 +28,7 @@ from games.present.labels import RULESET_NAMES
 from games.present.messages import error_message
 from games.present.rendering import chat_panel_context, review_rows, table_context, table_html
 from games.rules import RULESETS, GameError, get_ruleset
-from games.store import records
+from games.store import quotas, records
 from games.store.advice import game_review
 from games.store.selectors import (
     clock_ran_out,
@@ -43,32 +41,6 @@ from games.store.selectors import (
     seen_by,
 )
 from games.web.forms import JoinForm, NewGameForm, default_name
-from yachtsite import outage
-
-
-@require_GET
-def health(request: HttpRequest) -> JsonResponse:
-    """For an operator's monitoring (nginx does not serve it to the public):
-    whether the database and Redis answer, this process's open sockets and
-    what it could not deliver (pushes that failed to leave, messages dropped
-    from a full inbox, work that crashed).
-
-    503 with the database down: no page can be served. Redis down is
-    "degraded": pages and games on one process go on, the limits count in
-    each process, pushes no longer cross processes."""
-    database = outage.database_answers()
-    redis = outage.redis_answers()
-    status = "down" if not database else "degraded" if redis is False else "ok"
-    return JsonResponse(
-        {
-            "status": status,
-            "database": "up" if database else "down",
-            "redis": "not used" if redis is None else "up" if redis else "down",
-            "sockets": live.sockets,
-            "counts": dict(live.counts),
-        },
-        status=200 if database else 503,
-    )
 
 
 def _home(request: HttpRequest, form: NewGameForm, *, status: int = 200) -> HttpResponse:
@@ -93,11 +65,11 @@ def home(request: HttpRequest) -> HttpResponse:
             # A brake on scripts filling the database, per session and per
             # address (a fresh session per request escapes the first); the
             # service itself stays unlimited for the admin, tests and benchmarks.
-            with limits.game_creation(address=request.META.get("REMOTE_ADDR", ""), guest=guest):
+            with quotas.game_creation(address=request.META.get("REMOTE_ADDR", ""), guest=guest):
                 game = _created(form.cleaned_data, guest)
         except GameError as error:
             form.add_error(None, error_message(error.code))
-            if error.code in limits.CREATION_REFUSALS:
+            if error.code in quotas.CREATION_REFUSALS:
                 return _home(request, form, status=429)
         else:
             took_a_seat(request, guest, name=form.cleaned_data["name"])
@@ -291,7 +263,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
     # Counted before the game is looked up: a script posting joins in a loop
     # costs a counter, not the database. (The messages below travel in a
     # cookie, so a refused join writes no session either.)
-    if not limits.join_allowed(
+    if not quotas.join_allowed(
         address=request.META.get("REMOTE_ADDR", ""), guest=guest_id_of(request.session)
     ):
         messages.error(request, error_message("too_many_joins"))

@@ -1,14 +1,14 @@
 """A socket asking whether it is current faster than a page ever does is
 answered from what it was last sent, not with a database read each time."""
 
-from types import SimpleNamespace
-
 import pytest
 from asgiref.sync import sync_to_async
 
 from games.live import consumers
 from games.play import services
+from games.runtime import runtime
 from tests import factories
+from tests.clocks import HandClock
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -16,8 +16,8 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 @pytest.fixture
 def clock(monkeypatch):
     """The sockets' clock, moved by hand; syncs read the game once a second."""
-    now = SimpleNamespace(value=1000.0)
-    monkeypatch.setattr(consumers, "time", SimpleNamespace(monotonic=lambda: now.value))
+    now = HandClock(1000.0, intervals_too=True)
+    monkeypatch.setattr(runtime, "clock", now)
     monkeypatch.setattr(consumers, "SYNC_READS_EVERY", 1.0)
     return now
 
@@ -52,7 +52,7 @@ async def test_asks_within_a_second_are_answered_from_what_the_socket_was_sent(
     assert (await watcher.receive())["type"] == "current"
     assert reads == ["game_sync"], "the first ask reads the game"
     for _ in range(5):
-        clock.value += 0.1
+        clock.wall += 0.1
         await watcher.send({"action": "sync", "version": 0})
         again = await watcher.receive()
         assert (again["type"], again["version"]) == ("table", shown["version"])
@@ -66,7 +66,7 @@ async def test_an_ask_a_second_later_reads_the_game_again(connect, clock, reads)
     reads.clear()
     await watcher.send({"action": "sync", "version": shown["version"]})
     await watcher.receive()
-    clock.value += 1.0
+    clock.wall += 1.0
     await watcher.send({"action": "sync", "version": shown["version"]})
     assert (await watcher.receive())["type"] == "current"
     assert reads == ["game_sync", "game_sync"]

@@ -9,28 +9,29 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
 
-from games.live import limits
-from games.live.process import live
+from games.live import botplay, limits
 from games.models import Game
-from games.play import botplay, services
+from games.play import services
 from games.runtime import runtime
+from tests.clocks import HandClock
 from tests.consumers.conftest import Client
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
 @pytest.fixture(autouse=True)
-def fresh_counts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def fresh_counts() -> Iterator[None]:
     # The process's counts start empty, whatever earlier tests left open.
-    monkeypatch.setattr(limits, "sockets", limits.SocketCounts())
-    monkeypatch.setattr(limits, "chat_deliveries", limits.ChatDeliveries())
-    with runtime.swap(botplay.BotSlots, botplay.BotSlots()):
+    with (
+        runtime.swap(limits.SocketCounts, limits.SocketCounts()),
+        runtime.swap(limits.ChatDeliveries, limits.ChatDeliveries()),
+        runtime.swap(botplay.BotSlots, botplay.BotSlots()),
+    ):
         yield
 
 
@@ -164,7 +165,7 @@ async def test_a_game_of_bots_alone_that_ends_gives_its_slot_to_one_waiting(monk
         "_start",
         lambda token, version, bots_only, pace: started_steps.append((token, version, pace)),
     )
-    monkeypatch.setattr(limits.sockets, "watching", lambda token: 1)
+    monkeypatch.setattr(limits.sockets(), "watching", lambda token: 1)
     slots = botplay.slots()
     assert slots.admit("first", 3)
     assert not slots.admit("second", 7)
@@ -228,14 +229,14 @@ async def test_past_the_delivery_budget_spectators_miss_a_line_but_players_and_m
 ):
     settings.YACHT_CHAT_DELIVERIES_PER_SECOND = 2
     # The budget's clock stands still: no delivery is earned back mid-test.
-    monkeypatch.setattr(limits, "time", SimpleNamespace(time=time.time, monotonic=lambda: 500.0))
+    monkeypatch.setattr(runtime, "clock", HandClock(time.time(), intervals_too=True))
     game = await started()
     ana = await connect(game.token, "ana")
     bo = await connect(game.token, "bo")
     watchers = [await connect(game.token, None) for _ in range(4)]
     for client in (ana, bo, *watchers):
         await client.table()
-    skipped = live.counts["chat_deliveries_skipped"]
+    skipped = runtime.counts["chat_deliveries_skipped"]
     await ana.send({"action": "chat", "text": "hello all"})
     for player in (ana, bo):
         assert (await chat_or_table(player))["type"] == "chat"
@@ -248,5 +249,5 @@ async def test_past_the_delivery_budget_spectators_miss_a_line_but_players_and_m
             first = await chat_or_table(watcher)
         assert first["type"] == "table" and first["version"] == game.version + 1
     assert heard == 2
-    assert live.counts["chat_deliveries_skipped"] == skipped + 2
+    assert runtime.counts["chat_deliveries_skipped"] == skipped + 2
     assert (await chat_or_table(bo))["version"] == game.version + 1
