@@ -106,3 +106,23 @@ def test_screens_of_the_hand_over_and_of_a_pass_and_play_turn(new_page):
         expect(page.locator("[data-handover]")).to_be_visible()
         play_turn(page, "Cai")
         play_turn(page, "Ana")
+
+
+def test_the_form_and_the_hand_over_pass_axe_in_every_language(new_page):
+    from tests.browser.test_accessibility import violations
+
+    page = new_page()
+    start(page)
+    token = page.url.rstrip("/").rsplit("/", 1)[-1]
+    found = {}
+    for language in ("en", "es", "it", "ca"):
+        for width, height in SIZES.values():
+            page.set_viewport_size({"width": width, "height": height})
+            page.goto(f"/{language}/")
+            page.locator(".more-options > summary").click()
+            expect(page.locator("#id_people")).to_be_visible()
+            found[f"form {language} {width}"] = violations(page)
+            page.goto(f"/{language}/g/{token}/")
+            expect(page.locator("[data-handover] [data-handover-ready]")).to_be_focused()
+            found[f"hand-over {language} {width}"] = violations(page)
+    assert {name: problems for name, problems in found.items() if problems} == {}

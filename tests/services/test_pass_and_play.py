@@ -8,10 +8,11 @@ import random
 
 import pytest
 
-from games.models import Game, Move, Player
+from games.models import ChatMessage, Game, Move, Player
 from games.play import services
 from games.rules import GameError, Roll, Score
 from games.store import records
+from games.store.advice import game_hint
 from games.store.selectors import game_players, game_state
 from tests import factories
 
@@ -144,3 +145,29 @@ def test_my_stats_leave_out_a_pass_and_play_game_the_device_cannot_say_whose_it_
     Player.objects.filter(game=shared).update(lost_to_optimal=0.0)
     stats = records.guest_stats(DEVICE)
     assert sum(s.games for s in stats) == 1
+
+
+def test_a_move_settled_on_the_remembered_row_is_the_person_to_moves_too(
+    django_capture_on_commit_callbacks,
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        game = turn(shared_game())
+    plan = services.game_plan_remembered(
+        token=game.token, guest_id=DEVICE, version=game.version, action=Roll()
+    )
+    assert plan is not None and plan.last["seat"] == 1
+
+
+def test_the_advisor_answers_the_person_to_move_on_the_device():
+    game = turn(
+        services.game_create_shared(guest_id=DEVICE, names=("Ana", "Ben"), hints=True)
+    )
+    game = act(game, Roll())
+    advice = game_hint(token=game.token, guest_id=DEVICE)
+    assert advice["boxes"]
+
+
+def test_a_chat_line_from_the_device_carries_the_name_of_the_person_to_move():
+    game = turn(shared_game())
+    services.game_chat(token=game.token, guest_id=DEVICE, phrase="good_game")
+    assert ChatMessage.objects.get(game=game).name == "Ben"
