@@ -902,6 +902,8 @@
       handedOver();
       return;
     }
+    // A control behind the hand-over screen, reached by Tab, plays nothing.
+    if (table.querySelector("[data-handover]") && !event.target.closest("[data-handover]")) return;
     if (event.target.closest("[data-coach-toggle]")) {
       toggleCoach();
       return;
