@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.abuse [--seconds 10] [--rounds 3] [--victims 4]
         [--attack spectators,churners,creator] [--addresses 50]
         [--attack creation,tables,botwatch,chat,ipv6]
-        [--database-url URL --redis-url URL] [--port N]
+        [--database-url URL --redis-url URL] [--port N] [--proxy] [--pin]
 
 Starts one daphne (SQLite and the in-memory layer by default; PostgreSQL and
 Redis with the URLs), trusting 127.0.0.1 as its proxy so that each client
@@ -45,6 +45,25 @@ every one within its own limits, and each runs against a server of its own
   many as its connect rate lets through, up to the game's socket cap; the
   report says how many the /64 got.
 
+Two options make the topology production's, so that what is measured is
+what a real attack costs the server:
+
+- ``--proxy`` puts the shipped nginx (deploy/nginx.conf, through
+  scripts/run_cluster.py) in front of daphne, as production runs. The
+  bench's clients reach it from 127.0.0.1, named a TLS terminator, so each
+  client's X-Forwarded-For is believed as a terminator's would be: nginx's
+  own limits count each client's address group, and what nginx refuses
+  never reaches daphne. Without it the clients talk to daphne directly and
+  only the app's limits hold.
+- ``--pin`` keeps the server and the clients off each other's core: daphne
+  and nginx on the first CPU, the bench's clients (victims and attackers)
+  on the second, and the attackers' process at a lower priority than the
+  victims'. An attacker's clients run on machines of their own; on a
+  two-core box without it, the fifty clients' own work (HTTP and websocket
+  framing, JSON) takes the server's CPU, and a victim's client waits behind
+  the attackers' to read its push, neither of which a real attack does.
+  PostgreSQL and Redis run where the system puts them, on either core.
+
 Staying within the limits is the worst they can do: past them sockets are
 closed and new ones refused, which costs the server less; after a refusal
 an attacker backs off.
@@ -72,6 +91,7 @@ import itertools
 import json
 import math
 import multiprocessing
+import os
 import statistics
 import subprocess
 import sys
@@ -91,7 +111,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from bench.client import CSRF_FIELD, GAME_PATH
-from scripts.run_cluster import Cluster
+from scripts.run_cluster import Cluster, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACKER = "198.51.100.66"
@@ -118,6 +138,10 @@ SPECTATOR_OPEN_EVERY = 0.8
 BACK_OFF = 2.0
 # After the attack starts or stops, before the victims are measured.
 SETTLE = 1.0
+# With --pin, the attackers' clients share a CPU with the victims': they
+# run below the victims' priority, as on machines of their own they would
+# not delay the victims' clients at all.
+ATTACKERS_NICENESS = 10
 # The goal: the victims' p99 while attacked at most this many times at rest.
 GOAL = 2.0
 PARTS = ("spectators", "churners", "creator")
@@ -657,9 +681,13 @@ def attack_from_process(
     done: Any,
     ready: Any,
     results: Any,
+    yields: bool,
 ) -> None:
     """The attack ``kind`` ("single", its parts in ``detail``; else a crowd
-    attack from the addresses in ``detail``), run in a process of its own."""
+    attack from the addresses in ``detail``), run in a process of its own;
+    one that ``yields`` lets the victims' clients on its core go first."""
+    if yields:
+        os.nice(ATTACKERS_NICENESS)
 
     async def attack() -> Damage:
         # Every address's creation waits on a thread of its own.
@@ -678,6 +706,10 @@ def attack_from_process(
 
 
 def summary(name: str, latencies: list[float]) -> dict[str, float]:
+    if not latencies:
+        # No victim got as far as a move in the phase: as slow as it gets.
+        print(f"{name:>9}:    0 pushes (no victim game got to play)")
+        return {"pushes": 0, "p50": math.inf, "p99": math.inf, "max": math.inf}
     ordered = sorted(latencies)
     p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
     figures = {
@@ -715,6 +747,7 @@ async def run(
     limits: Limits,
     kind: str,
     detail: Any,
+    pinned: bool,
 ) -> None:
     # The attackers are a process of their own, as they would be machines
     # of their own: their clients' work must not slow the victims' clients down.
@@ -729,7 +762,7 @@ async def run(
     longest = rounds * 2 * (seconds + SETTLE + 30) + 180
     attack = context.Process(
         target=attack_from_process,
-        args=(kind, base, longest, limits, detail, active, done, ready, results),
+        args=(kind, base, longest, limits, detail, active, done, ready, results, pinned),
     )
     alone = await victims(base, seconds, games)
     attack.start()
@@ -798,6 +831,14 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--redis-url", default="")
     parser.add_argument("--port", type=int, default=0, help="the server's (default: a free one)")
+    parser.add_argument(
+        "--proxy", action="store_true", help="through the shipped nginx, as production runs"
+    )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="the server on one CPU, the clients on the others, the attackers yielding",
+    )
     args = parser.parse_args(argv)
     named = [name for name in args.attack.split(",") if name]
     unknown = set(named) - set(PARTS) - set(CROWD_ATTACKS)
@@ -830,6 +871,10 @@ def attack(kind: str, detail: Any, args: argparse.Namespace) -> None:
         ports=[args.port] if args.port else None,
         env={"YACHT_TRUSTED_PROXIES": "127.0.0.1"},
         name="bench-abuse",
+        # The bench's clients stand behind a TLS terminator at 127.0.0.1
+        # that names each one in X-Forwarded-For.
+        proxy_port=free_port() if args.proxy else None,
+        proxy_tls_terminators=["127.0.0.1"],
     )
     if args.redis_url:
         # An earlier attack's addresses used up their games for the hour.
@@ -849,11 +894,36 @@ def attack(kind: str, detail: Any, args: argparse.Namespace) -> None:
     cluster.migrate()
     cluster.start()
     try:
+        if args.proxy and cluster.nginx is None:
+            raise SystemExit("--proxy needs Debian's nginx")
+        if args.pin:
+            pin(cluster)
         asyncio.run(
-            run(cluster.urls[0], args.seconds, args.rounds, args.victims, limits, kind, detail)
+            run(
+                cluster.front_url,
+                args.seconds,
+                args.rounds,
+                args.victims,
+                limits,
+                kind,
+                detail,
+                args.pin,
+            )
         )
     finally:
         cluster.stop()
+
+
+def pin(cluster: Cluster) -> None:
+    """The server's processes on the first CPU, this one (and the attackers'
+    process it starts later, which inherits it) on the others."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise SystemExit("--pin needs two CPUs")
+    for pid in (*cluster.pids, *cluster.proxy_pids):
+        os.sched_setaffinity(pid, cpus[:1])
+    os.sched_setaffinity(0, cpus[1:])
+    print(f"server on CPU {cpus[0]}, clients on CPU {','.join(map(str, cpus[1:]))}", flush=True)
 
 
 if __name__ == "__main__":
