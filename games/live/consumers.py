@@ -327,6 +327,10 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         except BadMessage as bad:
             await self.send_error(bad.code, resync=False)
             return
+        if declaration.name == "chat" and limits.chat_held(token=self.token):
+            # The table's chat is full for now: refused before any reading.
+            await self.send_error("chat_busy", resync=False)
+            return
         try:
             await self.perform(declaration, fields)
         except GameError as error:
