@@ -914,10 +914,14 @@ def attack(kind: str, detail: Any, args: argparse.Namespace) -> None:
         cluster.stop()
 
 
+# The CPUs this bench may use, as it started (each attack pins it anew).
+CPUS = sorted(os.sched_getaffinity(0))
+
+
 def pin(cluster: Cluster) -> None:
     """The server's processes on the first CPU, this one (and the attackers'
     process it starts later, which inherits it) on the others."""
-    cpus = sorted(os.sched_getaffinity(0))
+    cpus = CPUS
     if len(cpus) < 2:
         raise SystemExit("--pin needs two CPUs")
     for pid in (*cluster.pids, *cluster.proxy_pids):
