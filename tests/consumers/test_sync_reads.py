@@ -1,5 +1,6 @@
 """A socket asking whether it is current faster than a page ever does is
-answered from what it was last sent, not with a database read each time."""
+answered from what it was last sent, not with a database read each time;
+the sockets of one game share one read a second between them."""
 
 from types import SimpleNamespace
 
@@ -8,6 +9,7 @@ from asgiref.sync import sync_to_async
 
 from games.live import consumers
 from games.play import services
+from games.runtime import runtime
 from tests import factories
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -19,7 +21,8 @@ def clock(monkeypatch):
     now = SimpleNamespace(value=1000.0)
     monkeypatch.setattr(consumers, "time", SimpleNamespace(monotonic=lambda: now.value))
     monkeypatch.setattr(consumers, "SYNC_READS_EVERY", 1.0)
-    return now
+    with runtime.swap(consumers.SyncReads, consumers.SyncReads()):
+        yield now
 
 
 @pytest.fixture
@@ -70,3 +73,57 @@ async def test_an_ask_a_second_later_reads_the_game_again(connect, clock, reads)
     await watcher.send({"action": "sync", "version": shown["version"]})
     assert (await watcher.receive())["type"] == "current"
     assert reads == ["game_sync", "game_sync"]
+
+
+async def watched_by_two(connect):
+    game = await sync_to_async(factories.lobby_game)()
+    await sync_to_async(services.game_start)(token=game.token, guest_id="ana")
+    first, second = await connect(game.token, None), await connect(game.token, None)
+    shown = await first.table()
+    assert (await second.table())["version"] == shown["version"]
+    return game.token, first, second, shown["version"]
+
+
+async def test_the_sockets_of_one_game_share_a_read_a_second_between_them(connect, clock, reads):
+    _, first, second, version = await watched_by_two(connect)
+    reads.clear()
+    for client in (first, second):
+        await client.send({"action": "sync", "version": version})
+        assert (await client.receive())["type"] == "current"
+    assert reads == ["game_sync"], "the second socket's ask shared the first's read"
+    clock.value += 1.0
+    await second.send({"action": "sync", "version": version})
+    assert (await second.receive())["type"] == "current"
+    assert reads == ["game_sync", "game_sync"]
+
+
+async def test_a_socket_not_shown_the_version_another_read_found_reads_the_game_itself(
+    connect, clock, reads
+):
+    token, _, second, version = await watched_by_two(connect)
+    # The first socket's read found a version whose push never reached the
+    # second (lost between processes, say): the second must not be told
+    # it is current on the strength of that read.
+    consumers.sync_reads().note(token, clock.value, version + 1)
+    reads.clear()
+    await second.send({"action": "sync", "version": version})
+    await second.receive()
+    assert reads == ["game_sync"]
+
+
+async def test_a_socket_still_reads_for_itself_once_a_minute_however_often_others_do(
+    connect, clock, reads
+):
+    _, first, second, version = await watched_by_two(connect)
+    reads.clear()
+    read_for_second = 0
+    for _ in range(70):
+        for client in (first, second):
+            before = len(reads)
+            await client.send({"action": "sync", "version": version})
+            assert (await client.receive())["type"] == "current"
+            read_for_second += client is second and len(reads) > before
+        clock.value += 1.0
+    # The first always asks first and reads for both, but the second's own
+    # read (which renews its group membership) comes within the minute.
+    assert read_for_second >= 1
