@@ -28,10 +28,10 @@ The other attacks each come from a crowd of ``--addresses`` addresses,
 every one within its own limits, and each runs against a server of its own
 (a creation flood's count lasts an hour):
 
-- ``creation``: each address creates its hour's games (each from a fresh
-  session) as fast as they are answered; a visitor from a fresh address
-  creates a game in every phase, and once more after the phases, when the
-  flood has gone on till every address has spent its hour's games; its
+- ``creation``: each address tries to create games (each from a fresh
+  session) as fast as it is answered, refused or not, while attacking,
+  till it has made its hour's games; a visitor from a fresh address
+  creates a game in every phase, and once more after the flood; its
   answers and times are reported;
 - ``tables``: each address opens as many sockets as its connect rate lets
   through at once to a game of its own and asks for the table (`sync`
@@ -248,8 +248,10 @@ class Limits:
         return min(self["CONNECTS_PER_ADDRESS"], self["SOCKETS_PER_ADDRESS"])
 
     def code_of(self, page: str) -> str:
+        """The refusal's code, or "nginx" for the proxy's own page."""
         text = html.unescape(page)
-        return next((code for code, message in self.messages.items() if message in text), "?")
+        found = next((code for code, message in self.messages.items() if message in text), "?")
+        return "nginx" if found == "?" and "<center>nginx" in text else found
 
 
 @dataclass
@@ -602,12 +604,15 @@ async def crowd(
         ready.set()
 
         async def flood(address: str) -> None:
-            for _ in range(limits["GAMES_PER_HOUR_PER_ADDRESS"]):
+            made = 0
+            # Refusals do not stop it: a try refused at once is at once
+            # followed by the next, all through every attacking phase.
+            while made < limits["GAMES_PER_HOUR_PER_ADDRESS"]:
                 await phases.resting()
                 if phases.over():
                     return
                 # A fresh session each time: a session's own count is lower.
-                await create_counted(Client(base, address), ONE_FORM, limits, damage)
+                made += bool(await create_counted(Client(base, address), ONE_FORM, limits, damage))
 
         await asyncio.gather(*(flood(address) for address in addresses))
     elif kind in ("tables", "chat"):
@@ -782,16 +787,12 @@ async def run(
             )
             latencies += measured
             visits.append((f"while {phase}", visited))
+    done.set()
+    damage = await asyncio.to_thread(results.get, True, 180)
     if kind == "creation":
-        # The flood goes on till every address has spent its hour's games
-        # (the reviewer's visitors were refused from then on); then one more
+        # The flood's games still count against the site's hour: one more
         # visitor comes.
-        active.set()
-        damage = await asyncio.to_thread(results.get, True, longest)
         visits.append(("after the flood", await visit(base, limits, len(visits), 0)))
-    else:
-        done.set()
-        damage = await asyncio.to_thread(results.get, True, 180)
     attack.join(30)
     if isinstance(damage, str):
         raise RuntimeError(damage)
