@@ -121,6 +121,9 @@ ATTACKER = "198.51.100.66"
 # what earlier phases did from the same address.
 VICTIM_PAIRS = itertools.count()
 VISITOR = "192.0.2.{}"
+# What the victims were told instead of their pushes: errors by code (an
+# honest player is never meant to hear one).
+VICTIMS_TOLD: Counter[str] = Counter()
 MOVE_EVERY = 0.1
 # Of each limit the attackers use this share: the server's windows are
 # estimates, and a refusal would cost them a back-off.
@@ -296,6 +299,7 @@ async def victim(base: str, seconds: float, n: int) -> list[float]:
     sockets = [await host.socket(token), await guest.socket(token)]
     latest: list[dict[str, Any]] = [{}, {}]
     arrived: dict[tuple[int, int], float] = {}
+    refused = [False, False]
     changed = asyncio.Event()
 
     async def read(seat: int) -> None:
@@ -305,6 +309,10 @@ async def victim(base: str, seconds: float, n: int) -> list[float]:
                 arrived.setdefault((seat, message["version"]), time.perf_counter())
                 if message["version"] >= latest[seat].get("version", 0):
                     latest[seat] = message["state"]
+                changed.set()
+            elif message["type"] == "error":
+                VICTIMS_TOLD[message["code"]] += 1
+                refused[seat] = True
                 changed.set()
 
     readers = [asyncio.create_task(read(seat)) for seat in (0, 1)]
@@ -324,13 +332,25 @@ async def victim(base: str, seconds: float, n: int) -> list[float]:
             await asyncio.sleep(0.005)
             continue
         move = next_move(latest[mover])
+        refused[mover] = False
         sent = time.perf_counter()
         await sockets[mover].send(json.dumps(move))
         watcher = 1 - mover
         target = (watcher, move["version"] + 1)
-        while target not in arrived or latest[mover].get("version", 0) < target[1]:
-            changed.clear()
-            await asyncio.wait_for(changed.wait(), 30)
+        try:
+            while not refused[mover] and (
+                target not in arrived or latest[mover].get("version", 0) < target[1]
+            ):
+                changed.clear()
+                await asyncio.wait_for(changed.wait(), 30)
+        except TimeoutError:
+            # Neither the push nor a refusal in 30 s: the game is stuck.
+            VICTIMS_TOLD["(no answer in 30 s: the game stalled)"] += 1
+            break
+        if refused[mover]:
+            # Refused (the answer says why, counted): try again on the table sent with it.
+            await asyncio.sleep(MOVE_EVERY)
+            continue
         latencies.append((arrived[target] - sent) * 1000)
         await asyncio.sleep(MOVE_EVERY)
     for ws in sockets:
@@ -756,6 +776,7 @@ async def run(
 ) -> None:
     # The attackers are a process of their own, as they would be machines
     # of their own: their clients' work must not slow the victims' clients down.
+    VICTIMS_TOLD.clear()
     context = multiprocessing.get_context("spawn")
     active, done, ready, results = (
         context.Event(),
@@ -807,6 +828,7 @@ async def run(
         f"{'PASS' if max(ratios) <= GOAL else 'FAIL'} (goal: both at most {GOAL:g}x)"
     )
     print(f"attackers: {damage.report()}")
+    print(f"victims told: {dict(VICTIMS_TOLD) or 'nothing but their pushes'}")
     for phase, visited in visits:
         print(
             f"fresh visitor, {phase}: HTTP {visited.status}"
