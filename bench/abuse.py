@@ -789,6 +789,8 @@ async def run(
     attack = context.Process(
         target=attack_from_process,
         args=(kind, base, longest, limits, detail, active, done, ready, results, pinned),
+        # A bench that failed must not wait out the attackers' whole run.
+        daemon=True,
     )
     alone = await victims(base, seconds, games)
     attack.start()
