@@ -380,7 +380,8 @@ class Damage:
             f"{self.answers} answers, errors {dict(self.errors)}, closes {dict(self.closes)}, "
             f"{self.opened} sockets opened ({self.held} still open at the end of an attack), "
             f"{self.refused_handshakes} handshakes refused "
-            f"{dict(self.handshakes)}, {self.connects} reconnects, {self.created} games created, "
+            f"{dict(self.handshakes)} (0: no answer in 30 s), {self.connects} reconnects, "
+            f"{self.created} games created, "
             f"{self.creation_refused} creations refused {dict(self.creations)}, "
             f"spectators followed {self.followed} rematches"
         )
@@ -577,6 +578,11 @@ async def open_counted(
     except InvalidStatus as refusal:
         damage.refused_handshakes += 1
         damage.handshakes[refusal.response.status_code] += 1
+        return None
+    except TimeoutError:
+        # Not even refused within the handshake's 30 s: counted, not fatal.
+        damage.refused_handshakes += 1
+        damage.handshakes[0] += 1
         return None
     damage.opened += 1
     return ws
