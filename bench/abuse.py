@@ -800,8 +800,11 @@ async def run(
     )
     alone = await victims(base, seconds, games)
     attack.start()
-    # Every socket the attackers may have is open (their games created).
-    await asyncio.to_thread(ready.wait, longest)
+    # Every socket the attackers may have is open (their games created),
+    # unless their process failed on the way: then say why at once.
+    while not await asyncio.to_thread(ready.wait, 1.0):
+        if not attack.is_alive():
+            raise RuntimeError(results.get(timeout=5))
     quiet: list[float] = []
     loud: list[float] = []
     visits: list[tuple[str, Creation]] = []
