@@ -62,7 +62,10 @@ what a real attack costs the server:
   two-core box without it, the fifty clients' own work (HTTP and websocket
   framing, JSON) takes the server's CPU, and a victim's client waits behind
   the attackers' to read its push, neither of which a real attack does.
-  PostgreSQL and Redis run where the system puts them, on either core.
+  PostgreSQL and Redis run where the system puts them, on either core. On
+  a machine busy with other work the attackers' lower priority also slows
+  the attack itself: compare what the attackers got (answers, sockets
+  opened, tries) before comparing the victims' figures of two runs.
 
 Staying within the limits is the worst they can do: past them sockets are
 closed and new ones refused, which costs the server less; after a refusal
