@@ -107,6 +107,8 @@ class SyncReads:
 
     def __init__(self) -> None:
         self.last: dict[str, tuple[float, int]] = {}
+        # The read each game's sync has in flight, for others to share.
+        self.reading: dict[str, asyncio.Future[Sync | None]] = {}
 
     def get(self, token: str) -> tuple[float, int] | None:
         return self.last.get(token)
@@ -389,6 +391,8 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
                 # Most moves are settled on the row this process remembers,
                 # here on the loop; the rest lock the row on the game's thread.
                 result = await loopmoves.settle(declaration.verb, **call)
+            if declaration.answer == "current":
+                result = await self._read_for_sync(declaration.verb, call)
             if result is None:
                 result = await dbthreads.run(self.token, declaration.verb, **call)
         if declaration.answer == "table":
@@ -442,6 +446,33 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
             and read[1] <= self.shown_version
             and now - self.renewed_at < OWN_SYNC_READ_EVERY
         )
+
+    async def _read_for_sync(self, verb: Any, call: dict[str, Any]) -> Sync:
+        """The game's version for a sync, from a read another socket of the
+        game has in flight if there is one: a crowd's sockets of one game
+        asking at the same moment each went to the database, all of them
+        before any read had come back to be shared. A shared read older than
+        what this socket was shown is not enough: it reads for itself. (Off
+        when every sync reads, as in the socket tests: a read begun before
+        a commit would answer an ask made after it.)"""
+        reads = sync_reads()
+        pending = reads.reading.get(self.token)
+        if pending is not None and SYNC_READS_EVERY > 0:
+            shared = await asyncio.shield(pending)
+            if shared is not None and shared.version >= self.shown_version:
+                return shared
+        # None to those sharing it if this read fails: each reads for itself.
+        read: asyncio.Future[Sync | None] = asyncio.get_running_loop().create_future()
+        reads.reading[self.token] = read
+        found: Sync | None = None
+        try:
+            current: Sync = await dbthreads.run(self.token, verb, **call)
+            found = current
+            return current
+        finally:
+            read.set_result(found)
+            if reads.reading.get(self.token) is read:
+                del reads.reading[self.token]
 
     async def answer_sync(self, *, asked: int | None, current: Sync) -> None:
         """Answer a client that asks whether it is up to date.

@@ -2,6 +2,7 @@
 answered from what it was last sent, not with a database read each time;
 the sockets of one game share one read a second between them."""
 
+import asyncio
 from types import SimpleNamespace
 
 import pytest
@@ -127,3 +128,36 @@ async def test_a_socket_still_reads_for_itself_once_a_minute_however_often_other
     # The first always asks first and reads for both, but the second's own
     # read (which renews its group membership) comes within the minute.
     assert read_for_second >= 1
+
+
+async def test_sockets_of_one_game_asking_at_once_share_the_read_in_flight(
+    connect, clock, monkeypatch
+):
+    _, first, second, version = await watched_by_two(connect)
+    made: list[str] = []
+    asked, release, joined = asyncio.Event(), asyncio.Event(), asyncio.Event()
+    run = consumers.dbthreads.run
+
+    async def held_back(key, work, /, *args, **kwargs):
+        made.append(work.__name__)
+        asked.set()
+        await release.wait()
+        return await run(key, work, *args, **kwargs)
+
+    class Watched(dict):
+        def get(self, key, default=None):
+            found = super().get(key, default)
+            if found is not None:
+                joined.set()
+            return found
+
+    monkeypatch.setattr(consumers.dbthreads, "run", held_back)
+    consumers.sync_reads().reading = Watched()
+    await first.send({"action": "sync", "version": version})
+    await asyncio.wait_for(asked.wait(), 3)
+    await second.send({"action": "sync", "version": version})
+    await asyncio.wait_for(joined.wait(), 3)
+    release.set()
+    for client in (first, second):
+        assert await client.receive() == {"type": "current", "version": version}
+    assert made == ["game_sync"]
