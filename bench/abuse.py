@@ -111,7 +111,7 @@ from urllib.request import HTTPCookieProcessor, Request, build_opener
 
 import redis
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from bench.client import CSRF_FIELD, GAME_PATH
 from scripts.run_cluster import Cluster, free_port
@@ -383,7 +383,7 @@ class Damage:
             f"{self.answers} answers, errors {dict(self.errors)}, closes {dict(self.closes)}, "
             f"{self.opened} sockets opened ({self.held} still open at the end of an attack), "
             f"{self.refused_handshakes} handshakes refused "
-            f"{dict(self.handshakes)} (0: no answer in 30 s), {self.connects} reconnects, "
+            f"{dict(self.handshakes)} (0: no answer), {self.connects} reconnects, "
             f"{self.created} games created, "
             f"{self.creation_refused} creations refused {dict(self.creations)}, "
             f"spectators followed {self.followed} rematches"
@@ -582,8 +582,9 @@ async def open_counted(
         damage.refused_handshakes += 1
         damage.handshakes[refusal.response.status_code] += 1
         return None
-    except TimeoutError:
-        # Not even refused within the handshake's 30 s: counted, not fatal.
+    except (TimeoutError, InvalidHandshake, OSError):
+        # No answer within the handshake's 30 s, or the connection dropped
+        # before one: counted, not fatal.
         damage.refused_handshakes += 1
         damage.handshakes[0] += 1
         return None
