@@ -67,6 +67,12 @@ def _cards(games: list[Game]) -> dict[int, dict[int, rules.Scorecard]]:
     }
 
 
+def seat_total(player: Player) -> int:
+    """A seat's total as its scorecard stands, bonuses included."""
+    card = _cards([player.game]).get(player.game_id, {}).get(player.order, rules.Scorecard())
+    return rules.totals(rules.get_ruleset(player.game.ruleset), card).total
+
+
 def has_finished_a_game(guest_id: str | None) -> bool:
     """This guest has played a game to its end (the coaching of a first game
     stops once they have)."""
