@@ -38,7 +38,9 @@ def finished(seats: int, **lobby) -> Game:
 
 
 def result_of(html: str) -> str:
-    found = re.search(r'<section class="result.*?</section>\s*(?=<ul class="seats")', html, re.S)
+    found = re.search(
+        r'<section class="result.*?</section>\s*(?=<h2 class="visually-hidden">Players)', html, re.S
+    )
     assert found is not None
     return found.group(0)
 
