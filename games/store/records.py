@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from django.utils.functional import Promise
@@ -45,10 +45,17 @@ class MyGame:
     score: int | None = None
     seats_taken: int = 0
     seat_count: int = 0
+    # The day of a daily challenge's entry.
+    daily: date | None = None
 
     @property
     def ruleset_name(self) -> Promise:
         return RULESET_NAMES[self.ruleset]
+
+    @property
+    def opponents(self) -> list[str]:
+        """Who else sits at the table (bots by their level's name)."""
+        return [name for order, name in enumerate(self.names) if order != self.seat]
 
 
 def _cards(games: list[Game]) -> dict[int, dict[int, rules.Scorecard]]:
@@ -93,7 +100,7 @@ def guest_games(
     seated = Player.objects.filter(guest_id=guest_id)
     if unfinished:
         seated = seated.exclude(game__status=Game.Status.FINISHED)
-    seats = list(seated.select_related("game").order_by("-game__created_at")[:limit])
+    seats = list(seated.select_related("game__daily").order_by("-game__created_at")[:limit])
     games = [s.game for s in seats]
     names: dict[int, list[str]] = defaultdict(list)
     for game_id, name in (
@@ -116,6 +123,7 @@ def guest_games(
             rounds=len(ruleset.categories),
             seats_taken=len(names[game.pk]),
             seat_count=game.seat_count,
+            daily=game.daily.day if game.daily is not None else None,
         )
         card_of = cards.get(game.pk, {})
         if game.status == Game.Status.PLAYING:
