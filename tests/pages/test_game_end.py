@@ -39,7 +39,7 @@ def finished(seats: int, **lobby) -> Game:
 
 def result_of(html: str) -> str:
     found = re.search(
-        r'<section class="result.*?</section>\s*(?=<h2 class="visually-hidden">Players)', html, re.S
+        r'<section class="result.*?</section>\s*(?=<div class="scorecard-wrap")', html, re.S
     )
     assert found is not None
     return found.group(0)
