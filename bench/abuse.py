@@ -218,11 +218,11 @@ class Limits:
             "import json, django; django.setup()\n"
             "from django.conf import settings\n"
             "from django.utils import translation\n"
-            "from games.live import limits; from games.present import messages\n"
+            "from games.store import quotas; from games.present import messages\n"
             "translation.activate('en')\n"
             "print(json.dumps({'settings': {n: getattr(settings, n) for n in dir(settings)"
             " if n.startswith('YACHT_') and type(getattr(settings, n)) in (int, float)},"
-            " 'window': limits.MESSAGE_WINDOW,"
+            " 'window': quotas.MESSAGE_WINDOW,"
             " 'messages': {c: str(m) for c, m in messages.MESSAGES.items()}}))"
         )
         found = subprocess.run(

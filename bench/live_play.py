@@ -568,13 +568,13 @@ def profile_updates(updates: int) -> str:
     # Without DEBUG the settings refuse a missing secret key: any will do here.
     os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
     django.setup()
-    from games.live.process import live
     from games.play import services
     from games.present.rendering import table_message
     from games.rules import Roll, Score
+    from games.runtime import runtime
 
     pushed: list[Snapshot] = []
-    live.after_commit.insert(0, pushed.append)
+    runtime.commits.after_commit.insert(0, pushed.append)
     guests = ("bench-a", "bench-b")
 
     def new_game() -> Any:

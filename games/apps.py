@@ -7,11 +7,12 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self) -> None:
-        from games.live import broadcast
-        from games.live.process import live
-        from games.play import botplay, turnclock
+        from games.live import botplay, broadcast
+        from games.play import turnclock
+        from games.runtime import runtime
 
         # What follows every commit, in order: the push, then a bot's next
         # step, then the turn clock's timer.
-        live.after_commit[:] = [broadcast.push_snapshot, botplay.schedule, turnclock.schedule]
-        live.after_chat[:] = [broadcast.push_chat]
+        commits = runtime.commits
+        commits.after_commit[:] = [broadcast.push_snapshot, botplay.schedule, turnclock.schedule]
+        commits.after_chat[:] = [broadcast.push_chat]

@@ -28,7 +28,7 @@ TURN_CLOCKS = [
     (120, _("2 minutes a turn")),
 ]
 CHAT_MAX_LENGTH = 200
-# How long bots pause between steps (games.play.botplay): the host picks it
+# How long bots pause between steps (games.live.botplay): the host picks it
 # at the table, and a rematch keeps it.
 BOT_PACES = [
     ("normal", _("Normal")),

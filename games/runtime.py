@@ -7,18 +7,32 @@ module that owns it (``known.committed_seats()``), so no module holds
 process state of its own and a test can swap one part or the clock for the
 length of a test (``runtime.swap``). It imports nothing of the project, so
 every layer may use it.
+
+Three parts every layer shares are its own: the sockets' event loop and the
+work handed to it (``runtime.loop``), who hears of each commit
+(``runtime.commits``: the push, a bot's next step, the turn clock, wired
+once in the app's ``ready()``), and the counts of what the process could
+not do or deliver (``runtime.counts``, shown by ``/health/``). So a verb
+announces its commit, and a bot or a clock hands its step to the loop,
+without knowing the sockets that will hear of it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import contextvars
+import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Coroutine, Iterator
 from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 
 class Clock:
@@ -28,8 +42,151 @@ class Clock:
     def now(self) -> datetime:
         return datetime.now(tz=UTC)
 
+    def time(self) -> float:
+        """Wall time in seconds: what processes share (counts' windows in
+        Redis, presence's entries, deadlines)."""
+        return time.time()
+
     def monotonic(self) -> float:
         return time.monotonic()
+
+
+class Counts(Counter[str]):
+    """What this process could not do or deliver, for operators (/health/)."""
+
+
+class Loop:
+    """The event loop that serves this process's sockets, learnt from the
+    first socket or page served, and the work handed to it: pushes, bots'
+    steps, turn clocks. Commits happen in worker threads; what must follow
+    one runs here."""
+
+    def __init__(self, counts: Callable[[], Counts]) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._counts = counts
+        self._tasks: set[asyncio.Task[Any]] = set()  # the loop keeps only weak references
+        self._chains: dict[str, asyncio.Task[Any]] = {}
+
+    def remember(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+
+    def running(self) -> asyncio.AbstractEventLoop | None:
+        """The sockets' loop, if one is running in this process now."""
+        loop = self.loop
+        if loop is None or loop.is_closed() or not loop.is_running():
+            return None
+        return loop
+
+    def call_soon(self, callback: Callable[..., Any], *args: Any) -> bool:
+        """Run ``callback(*args)`` on the sockets' loop, from any thread.
+
+        False when there is no such loop (a management command, a test calling
+        services directly, a server shutting down): the caller decides what then.
+        """
+        loop = self.running()
+        if loop is None:
+            return False
+        try:
+            # A fresh context: the committing thread's one says it is inside
+            # sync_to_async, and a task inheriting that would refuse to call back out.
+            loop.call_soon_threadsafe(callback, *args, context=contextvars.Context())
+        except RuntimeError:  # closed since we looked
+            return False
+        return True
+
+    def spawn(self, work: Coroutine[Any, Any, Any], *, what: str) -> asyncio.Task[Any]:
+        """Run ``work`` as a task of the running loop. Nobody awaits it, so a
+        failure is logged here with its traceback, never lost."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+
+        def done(task: asyncio.Task[Any]) -> None:
+            self._tasks.discard(task)
+            if not task.cancelled() and task.exception() is not None:
+                self._counts()[f"{what}_crashed"] += 1
+                log.error("%s failed", what, exc_info=task.exception())
+
+        task.add_done_callback(done)
+        return task
+
+    def chain(self, key: str, work: Callable[[], Coroutine[Any, Any, Any]], *, what: str) -> None:
+        """Spawn ``work()`` after the last work chained under ``key`` has
+        finished, so two pushes of one game leave in the order they were
+        committed while other games' go ahead. On the running loop."""
+        loop = asyncio.get_running_loop()
+        previous = self._chains.get(key)
+        if previous is not None and previous.get_loop() is not loop:
+            previous = None  # left over from a loop that is gone (tests)
+
+        async def in_turn() -> None:
+            if previous is not None and not previous.done():
+                # Only its order matters here: its failure is its own, logged there.
+                await asyncio.wait({previous})
+            await work()
+
+        task = self.spawn(in_turn(), what=what)
+        self._chains[key] = task
+
+        def unchain(task: asyncio.Task[Any]) -> None:
+            if self._chains.get(key) is task:
+                del self._chains[key]
+
+        task.add_done_callback(unchain)
+
+    def pending(self) -> set[asyncio.Task[Any]]:
+        """The work handed over and not finished yet."""
+        return set(self._tasks)
+
+    async def settle(self) -> None:
+        """Wait until no work handed over to the running loop is left (tests).
+
+        Work left pending on a loop that has since closed can never finish:
+        it is forgotten, not waited for. (A thread that commits while a
+        test's loop is shutting down hands it a push that is still waiting
+        on Redis when the loop closes.) Other loops' work is not this one's
+        to wait for."""
+        loop = asyncio.get_running_loop()
+        while True:
+            for task in [t for t in self._tasks if t.get_loop().is_closed()]:
+                self._tasks.discard(task)
+            ours = {t for t in self._tasks if t.get_loop() is loop}
+            if not ours:
+                return
+            await asyncio.wait(ours)
+
+
+class Commits:
+    """Who hears of each committed version of a game and each stored chat
+    line, in order: wired once, in the app's ``ready()``.
+
+    Called from ``transaction.on_commit``: the change is committed whatever
+    happens here, so no listener's failure may escape to make it look failed.
+    """
+
+    def __init__(self, counts: Callable[[], Counts]) -> None:
+        # Called in order with each committed snapshot, in the committing thread.
+        self.after_commit: list[Callable[[Any], None]] = []
+        # Called with each committed chat line, in the committing thread.
+        self.after_chat: list[Callable[[Any], None]] = []
+        self._counts = counts
+
+    def committed(self, snap: Any) -> None:
+        """A new version of a game is durable: tell whoever must know."""
+        for listener in self.after_commit:
+            try:
+                listener(snap)
+            except Exception:
+                self._counts()["after_commit_failed"] += 1
+                log.exception("after-commit %s failed for version %s", listener, snap["version"])
+
+    def chatted(self, line: Any) -> None:
+        """A chat line is stored: tell the game's sockets."""
+        for listener in self.after_chat:
+            try:
+                listener(line)
+            except Exception:
+                self._counts()["after_chat_failed"] += 1
+                log.exception("after-chat %s failed for line %s", listener, line["id"])
 
 
 class Runtime:
@@ -37,6 +194,18 @@ class Runtime:
         self.clock = clock or Clock()
         self._parts: dict[type[Any], Any] = {}
         self._making = threading.Lock()
+
+    @property
+    def counts(self) -> Counts:
+        return self.part(Counts)
+
+    @property
+    def loop(self) -> Loop:
+        return self.part(Loop, lambda: Loop(lambda: self.counts))
+
+    @property
+    def commits(self) -> Commits:
+        return self.part(Commits, lambda: Commits(lambda: self.counts))
 
     def part(self, kind: type[T], make: Callable[[], T] | None = None) -> T:
         """This process's ``kind``, made now (by ``make``, else ``kind()``)

@@ -5,8 +5,14 @@ from pathlib import Path
 
 import pytest
 import redis
+from hypothesis import settings as hypothesis_settings
 
 LOCALE = Path(__file__).resolve().parent.parent / "locale"
+
+# Property tests print, on failure, the blob that replays the failing example
+# (@reproduce_failure); in CI they also run from the seed .ci/run prints.
+hypothesis_settings.register_profile("yacht", print_blob=True)
+hypothesis_settings.load_profile("yacht")
 
 
 @pytest.fixture
@@ -78,7 +84,7 @@ def close_helper_connections() -> Iterator[None]:
 
     yield
     dbthreads.close_connections()
-    loopmoves.connections_here.close_all()
+    loopmoves.close_connections()
     SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=30)
 
 
@@ -99,12 +105,13 @@ def fresh_limits() -> Iterator[None]:
     from django.conf import settings
 
     from games.live import limits
+    from games.runtime import runtime
+    from games.store import quotas
 
     def clear() -> None:
-        limits._local.counts.clear()
-        limits._local_creations.windows.clear()
-        limits._messages = limits.SharedMessageCounts()
-        limits.sockets.open.clear()
+        for counts in (quotas._LocalWindows, quotas._LocalCreations, quotas.SharedMessageCounts):
+            runtime.drop(counts)
+        limits.sockets().open.clear()
         if settings.REDIS_URL:
             client = redis.Redis.from_url(settings.REDIS_URL, **settings.REDIS_CLIENT_OPTIONS)
             keys = list(client.scan_iter("yacht:limit:*"))

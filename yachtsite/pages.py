@@ -26,7 +26,7 @@ from a2wsgi import WSGIMiddleware
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler
 
-from games.live.process import live
+from games.runtime import runtime
 
 # Past what Django would parse of a form (DATA_UPLOAD_MAX_MEMORY_SIZE), a
 # little more for a multipart form's framing: no page takes more.
@@ -43,7 +43,7 @@ class Pages:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             raise ValueError(f"pages serve HTTP, not {scope['type']}")
-        live.remember(asyncio.get_running_loop())
+        runtime.loop.remember(asyncio.get_running_loop())
         body = bytearray()
         while True:
             message = await receive()

@@ -69,8 +69,16 @@ TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
-        "APP_DIRS": True,
         "OPTIONS": {
+            "loaders": [
+                (
+                    "django.template.loaders.cached.Loader",
+                    [
+                        "yachtsite.loaders.FilesystemLoader",
+                        "yachtsite.loaders.AppDirectoriesLoader",
+                    ],
+                )
+            ],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.template.context_processors.i18n",
@@ -83,7 +91,9 @@ TEMPLATES = [
         # The table partial only (games/jinja2/): see yachtsite/jinja2.py.
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "APP_DIRS": True,
-        "OPTIONS": {"environment": "yachtsite.jinja2.environment"},
+        # A block tag's indentation is the template's, not the page's: without
+        # it every {% if %} line leaves a line of spaces in the HTML.
+        "OPTIONS": {"environment": "yachtsite.jinja2.environment", "lstrip_blocks": True},
     },
 ]
 
@@ -324,7 +334,7 @@ YACHT_GAMES_PACE_SECONDS = env.int("YACHT_GAMES_PACE_SECONDS", default=20)
 # address groups creating the most are held to their fair share of it (this
 # number split among the groups creating games, never less than the floor).
 # A group within its share, a fresh visitor above all, is never refused for
-# what others created (games/live/limits.py, docs/security.md).
+# what others created (games/store/quotas.py, docs/security.md).
 YACHT_GAMES_PER_HOUR_SITE = env.int("YACHT_GAMES_PER_HOUR_SITE", default=3000)
 YACHT_GAMES_PER_HOUR_FAIR_FLOOR = env.int("YACHT_GAMES_PER_HOUR_FAIR_FLOOR", default=10)
 # Posts of a game's join form per guest session and per client address over
@@ -349,7 +359,7 @@ YACHT_SOCKETS_PER_GAME = env.int("YACHT_SOCKETS_PER_GAME", default=100)
 YACHT_SOCKETS_PER_PROCESS = env.int("YACHT_SOCKETS_PER_PROCESS", default=1000)
 YACHT_SPECTATOR_SOCKET_SHARE = env.float("YACHT_SPECTATOR_SOCKET_SHARE", default=0.8)
 # Games of bots alone each server process plays at once; the others wait
-# for a slot. Games with a person in them never wait (games/play/botplay.py).
+# for a slot. Games with a person in them never wait (games/live/botplay.py).
 YACHT_BOT_GAMES_PER_PROCESS = env.int("YACHT_BOT_GAMES_PER_PROCESS", default=50)
 # Chat lines one game may carry in any 10 seconds, across every process;
 # past it, chat_busy. Each line goes to every socket of the game.

@@ -1,6 +1,6 @@
 """Pushing a committed change to everyone watching a game.
 
-Only ever called after commit (``live.committed``): a push announces a state
+Only ever called after commit (``runtime.commits``): a push announces a state
 that is already durable.
 
 A commit made for a socket happens in the one worker thread that every
@@ -19,7 +19,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 from redis.exceptions import RedisError
 
-from games.live.process import live
+from games.runtime import runtime
 from games.store.selectors import ChatLine, Snapshot
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ def push_snapshot(snapshot: Snapshot) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    if live.call_soon(_start, layer, snapshot):
+    if runtime.loop.call_soon(_start, layer, snapshot):
         return
     # No running socket loop in this process (a management command, a test
     # calling services directly, a server stopping): send it here and now.
@@ -42,7 +42,7 @@ def push_snapshot(snapshot: Snapshot) -> None:
     except (RedisError, OSError):
         _could_not_push(snapshot)
     else:
-        live.counts["pushes_sent"] += 1
+        runtime.counts["pushes_sent"] += 1
 
 
 def _event(snapshot: Snapshot) -> dict[str, Any]:
@@ -56,9 +56,9 @@ def _start(layer: BaseChannelLayer, snapshot: Snapshot) -> None:
         except Exception:
             _could_not_push(snapshot)
         else:
-            live.counts["pushes_sent"] += 1
+            runtime.counts["pushes_sent"] += 1
 
-    live.chain(snapshot["token"], send, what="push")
+    runtime.loop.chain(snapshot["token"], send, what="push")
 
 
 def push_chat(line: ChatLine) -> None:
@@ -74,18 +74,18 @@ def push_chat(line: ChatLine) -> None:
         try:
             await layer.group_send(group, event)
         except Exception:
-            live.counts["chats_failed"] += 1
+            runtime.counts["chats_failed"] += 1
             log.warning("could not push chat line %s", line["id"], exc_info=True)
 
     def start() -> None:
-        live.chain(line["token"], send, what="chat")
+        runtime.loop.chain(line["token"], send, what="chat")
 
-    if live.call_soon(start):
+    if runtime.loop.call_soon(start):
         return
     try:
         async_to_sync(layer.group_send)(group, event)
     except (RedisError, OSError):
-        live.counts["chats_failed"] += 1
+        runtime.counts["chats_failed"] += 1
         log.warning("could not push chat line %s", line["id"], exc_info=True)
 
 
@@ -93,7 +93,7 @@ def _could_not_push(snapshot: Snapshot) -> None:
     # The action is committed: a push that cannot leave must not make it
     # look failed. Sockets lose their channel layer too, are closed with
     # "try again", and resync when they reconnect.
-    live.counts["pushes_failed"] += 1
+    runtime.counts["pushes_failed"] += 1
     log.warning(
         "could not push version %s of game %s",
         snapshot["version"],

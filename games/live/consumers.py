@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import time
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -23,19 +22,20 @@ from django.db import DatabaseError
 from django.utils import translation
 from redis.exceptions import RedisError
 
-from games.live import limits, loopmoves
+from games.edge.guests import guest_id_of
+from games.live import botplay, limits, loopmoves
 from games.live import presence as presences
 from games.live.broadcast import group_name
 from games.live.presence import presence
-from games.live.process import live
-from games.play import botplay, services, turnclock
+from games.live.process import open_sockets
+from games.play import services, turnclock
 from games.play.actions import BadMessage, Declaration, parse
 from games.present import viewcache
 from games.present.messages import error_message
 from games.present.rendering import chat_lines_html, coach_message, hint_message
 from games.rules import GameError
 from games.runtime import runtime
-from games.store import dbthreads
+from games.store import dbthreads, quotas
 from games.store.selectors import (
     ChatLine,
     Snapshot,
@@ -46,7 +46,6 @@ from games.store.selectors import (
     recent,
     seat_order,
 )
-from games.web.guests import guest_id_of
 from yachtsite.clientaddr import scope_address
 
 log = logging.getLogger(__name__)
@@ -89,10 +88,10 @@ class TokenBucket:
         self.capacity = burst
         self.tokens = float(burst)
         self.rate = per_second
-        self.stamp = time.monotonic()
+        self.stamp = runtime.clock.monotonic()
 
     def take(self) -> bool:
-        now = time.monotonic()
+        now = runtime.clock.monotonic()
         self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
         if self.tokens < 1:
@@ -172,7 +171,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         # refuse (a pool waiting out its timeout) must not outlast daphne's
         # handshake timeout, or the client gets a dropped line and no reason.
         await self.accept()
-        live.track(self, close_code=CLOSE_GOING_AWAY)
+        open_sockets().track(self, close_code=CLOSE_GOING_AWAY)
         try:
             await self._open()
         except DatabaseError:
@@ -186,13 +185,13 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         # Join the group before reading the state, so no push can fall between.
         self.group = group_name(self.token)
         await self.channel_layer.group_add(self.group, self.channel_name)
-        self.renewed_at = time.monotonic()
+        self.renewed_at = runtime.clock.monotonic()
         opened = await dbthreads.run(self.token, _opening, self.token, self.guest)
         if opened is None:
             await self.close(code=CLOSE_NO_SUCH_GAME)
             return
         (snap, self.seat), lines = opened
-        if self.seat is None and not limits.sockets.admits_spectator():
+        if self.seat is None and not limits.sockets().admits_spectator():
             await self.refuse_busy()
             return
         # A turn clock that ran out while nobody was connected is honoured
@@ -211,24 +210,26 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
     async def _admitted(self) -> bool:
         """Whether this socket is within its limits and the process's
         ceilings, with its claim taken; if not, it is told and closed."""
-        if not await limits.connect_allowed(address=self.address):
+        if not await quotas.connect_allowed(address=self.address):
             await self.send_error("too_many_sockets", resync=False)
             await self.close(code=limits.CLOSE_TOO_MANY_SOCKETS)
             return False
         # A full process refuses everyone before any database work.
-        if limits.sockets.full():
+        if limits.sockets().full():
             await self.refuse_busy()
             return False
         # The session loads from its store lazily: read it off the event loop.
         self.guest = await dbthreads.run(self.token, guest_id_of, self.scope.get("session"))
-        self.claim = limits.sockets.claim(address=self.address, guest=self.guest, token=self.token)
+        self.claim = limits.sockets().claim(
+            address=self.address, guest=self.guest, token=self.token
+        )
         if self.claim is None:
             await self.send_error("too_many_sockets", resync=False)
             await self.close(code=limits.CLOSE_TOO_MANY_SOCKETS)
             return False
         # A socket without a session can never hold a seat: a spectator,
         # refused before any database work when spectators are.
-        if not self.guest and not limits.sockets.admits_spectator():
+        if not self.guest and not limits.sockets().admits_spectator():
             await self.refuse_busy()
             return False
         return True
@@ -238,7 +239,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         restarted process may have lost (a bot's step, a turn clock)."""
         # Who is at the table now; later changes come as the group's pushes.
         await self._present()
-        states = await presence.current(self.token)
+        states = await presence().current(self.token)
         await self.send(text_data=json.dumps(presences.message(states)))
         # The chat as it is now, for a page that may have missed lines
         # while its socket was away (a fresh page shows them already).
@@ -247,7 +248,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
             await self.send(text_data=json.dumps({"type": "chat_log", "html": html}))
         # A bot whose step was lost with a restarted process moves again now,
         # and a running turn clock is armed here too.
-        live.remember(asyncio.get_running_loop())
+        runtime.loop.remember(asyncio.get_running_loop())
         botplay.schedule(snap)
         turnclock.schedule(snap)
 
@@ -296,14 +297,15 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
     def _give_back(self) -> None:
         """Give back the socket's claims and its place among the open
         sockets; at once, without waiting on anything, and as often as asked."""
-        live.untrack(self)
+        open_sockets().untrack(self)
         if self.presented is not None:
             self.presented = None
-            presence.leave(self.token, self.channel_name)
+            presence().leave(self.token, self.channel_name)
         claim, self.claim = self.claim, None
         if claim is not None:
-            limits.sockets.release(claim)
-            if not limits.sockets.watching(self.token):
+            sockets = limits.sockets()
+            sockets.release(claim)
+            if not sockets.watching(self.token):
                 # A game of bots alone nobody here watches any more gives its
                 # slot to one waiting (its step in flight may never be pushed
                 # here to find out).
@@ -341,7 +343,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         if not hasattr(self, "group") or self.refused:
             # Refused on connect and closing: what it sends is not read.
             return
-        if not self.bucket.take() or not await limits.message_allowed(
+        if not self.bucket.take() or not await quotas.message_allowed(
             address=self.address, guest=self.guest
         ):
             await self.send_error("rate_limited")
@@ -355,7 +357,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         except BadMessage as bad:
             await self.send_error(bad.code, resync=False)
             return
-        if declaration.name == "chat" and limits.chat_held(token=self.token):
+        if declaration.name == "chat" and quotas.chat_held(token=self.token):
             # The table's chat is full for now: refused before any reading.
             await self.send_error("chat_busy", resync=False)
             return
@@ -415,7 +417,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         Whatever this socket was sent reaches the client before the answer,
         so what it was sent is what the client has, or is about to have.
         """
-        now = time.monotonic()
+        now = runtime.clock.monotonic()
         if now - self.synced_at >= SYNC_READS_EVERY and not self._read_by_another(now):
             self.synced_at = now
             return False
@@ -485,7 +487,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         # Group membership expires after a day on Redis: renew it, so a tab
         # left open for days goes on hearing pushes.
         await self.channel_layer.group_add(self.group, self.channel_name)
-        self.renewed_at = time.monotonic()
+        self.renewed_at = runtime.clock.monotonic()
         # A page whose clock reached zero asks: a deadline no timer acted on
         # (its process gone) is honoured now, and the new version follows.
         if current.clock_due and await dbthreads.run(
@@ -561,14 +563,14 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         # Players always hear their table; a crowd of spectators only within
         # the process's budget of chat deliveries, so that chat into big
         # crowds cannot take the loop's time from the moves' pushes.
-        if self.seat is None and not limits.chat_deliveries.take():
-            live.counts["chat_deliveries_skipped"] += 1
+        if self.seat is None and not limits.chat_deliveries().take():
+            runtime.counts["chat_deliveries_skipped"] += 1
             return
         await self.send(text_data=viewcache.chat_text(line, self.language))
 
     async def game_presence(self, event: dict[str, Any]) -> None:
         states = presences.from_event(event)
-        presence.heard(self.token, states)
+        presence().heard(self.token, states)
         await self.send(text_data=json.dumps(presences.message(states)))
 
     async def _present(self) -> None:
@@ -578,7 +580,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
             return
         self.presented = (self.seat, self.away)
         state = presences.AWAY if self.away else presences.ONLINE
-        await presence.arrive(self.token, self.channel_name, self.seat, state)
+        await presence().arrive(self.token, self.channel_name, self.seat, state)
 
     async def _show(self, snap: Snapshot, *, force: bool = False) -> None:
         if snap["version"] < self.shown_version or (

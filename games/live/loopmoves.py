@@ -35,9 +35,9 @@ import psycopg
 from django.conf import settings
 from django.db import DatabaseError, connections, router
 
-from games.live.process import live
 from games.models import Game
 from games.play import moves, services
+from games.runtime import runtime
 from games.store import dbthreads, writes
 
 
@@ -61,28 +61,29 @@ async def settle(
     # A socket closed mid-write must not leave a committed move unannounced:
     # the write and what follows it run to their end whatever the caller does.
     task = asyncio.get_running_loop().create_task(_write(token, plan))
-    _writing.add(task)
+    writing = runtime.part(_Writing)
+    writing.add(task)
+    task.add_done_callback(writing.discard)
     task.add_done_callback(_written)
     return plan.rows.game if await asyncio.shield(task) else None
 
 
-# The writes under way: the loop keeps only weak references to its tasks.
-_writing: set[asyncio.Task[bool]] = set()
+class _Writing(set[asyncio.Task[bool]]):
+    """The writes under way: the loop keeps only weak references to its tasks."""
 
 
 def _written(task: asyncio.Task[bool]) -> None:
-    _writing.discard(task)
     # Counted for /health/. The socket that asked, if still there, answers
     # "unavailable" and logs the failure itself.
     if not task.cancelled() and task.exception() is not None:
-        live.counts["move_writes_failed"] += 1
+        runtime.counts["move_writes_failed"] += 1
 
 
 async def _write(token: str, plan: moves.Plan) -> bool:
     """The plan's guarded statement; once it commits, its publishing. False
     when the game had moved on (nothing written)."""
     sql, params = writes.guarded_statement(plan.rows)
-    if await connections_here.execute(token, sql, params) != 1:
+    if await connections_here().execute(token, sql, params) != 1:
         return False
     services.game_publisher(plan)()
     return True
@@ -167,4 +168,13 @@ def _connection_params() -> dict[str, Any]:
     return params
 
 
-connections_here = LoopConnections(settings.YACHT_DB_THREADS)
+def connections_here() -> LoopConnections:
+    """This process's ``LoopConnections``."""
+    return runtime.part(LoopConnections, lambda: LoopConnections(settings.YACHT_DB_THREADS))
+
+
+def close_connections() -> None:
+    """``LoopConnections.close_all`` for this process's, if any were opened."""
+    opened = runtime.made(LoopConnections)
+    if opened is not None:
+        opened.close_all()

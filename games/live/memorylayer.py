@@ -28,7 +28,7 @@ from typing import Any
 
 from channels.layers import InMemoryChannelLayer
 
-from games.live.process import live
+from games.runtime import runtime
 
 # How often, at most, queues and groups are searched for expired entries.
 CLEAN_EVERY_SECONDS = 1.0
@@ -69,4 +69,4 @@ class SharedCopyInMemoryChannelLayer(InMemoryChannelLayer):
             except asyncio.QueueFull:
                 # As the stock layer, a full channel misses this message; as
                 # the Redis layer's inboxes, the miss is counted for /health/.
-                live.counts["inbox_overflows"] += 1
+                runtime.counts["inbox_overflows"] += 1

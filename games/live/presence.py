@@ -13,7 +13,8 @@ set, this process otherwise (or while Redis cannot be reached). An entry
 lives until ``until``: a closing socket shortens its entry to the grace,
 and the process holding a socket renews its entry every third of
 ``YACHT_PRESENCE_TTL_SECONDS``, so the sockets of a process that dies
-leave their seats ``gone`` once their entries run out.
+leave their seats ``gone`` once their entries run out. Entries are dated by
+wall time (``runtime.clock.time``), which every process shares.
 
 When a seat's state changes, the game's group hears a ``presence`` push of
 its own (presence is not a change of the game: no version). Each process
@@ -26,9 +27,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -39,7 +39,7 @@ from redis.exceptions import RedisError
 
 from games.live import limits
 from games.live.broadcast import group_name
-from games.live.process import live
+from games.runtime import runtime
 
 log = logging.getLogger(__name__)
 
@@ -51,10 +51,6 @@ GONE: State = "gone"
 TICK_SECONDS = 1.0
 # Redis errors are logged once per this many seconds, not once per tick.
 _QUIET_SECONDS = 60.0
-
-# The clock entries are dated by: wall time, shared by every process (and
-# moved by time-machine in tests).
-clock: Callable[[], float] = time.time
 
 
 @dataclass(frozen=True)
@@ -152,7 +148,7 @@ class Presence:
         return client
 
     def _complain(self) -> None:
-        now = time.monotonic()
+        now = runtime.clock.monotonic()
         if now - self._last_complaint > _QUIET_SECONDS:
             self._last_complaint = now
             log.warning("presence: Redis unreachable, kept in this process", exc_info=True)
@@ -215,7 +211,7 @@ class Presence:
             return
         game.sockets[socket] = (seat, state)
         self._start()
-        now = clock()
+        now = runtime.clock.time()
         await self._put(token, {socket: Entry(seat, state, now + _ttl())})
         await self.look(token)
 
@@ -227,7 +223,7 @@ class Presence:
         if game is None or socket not in game.sockets:
             return
         seat, state = game.sockets.pop(socket)
-        until = clock() + settings.YACHT_PRESENCE_GRACE_SECONDS
+        until = runtime.clock.time() + settings.YACHT_PRESENCE_GRACE_SECONDS
         game.due = until if game.due is None else min(game.due, until)
         game.keep_until = max(game.keep_until, until)
         try:
@@ -235,11 +231,11 @@ class Presence:
         except RuntimeError:
             return
         entry = {socket: Entry(seat, state, until)}
-        live.spawn(self._put(token, entry), what="presence")
+        runtime.loop.spawn(self._put(token, entry), what="presence")
 
     async def states(self, token: str) -> dict[int, State]:
         """The game's seats' states now, as every process sees them."""
-        now = clock()
+        now = runtime.clock.time()
         entries = await self._read(token, now)
         game = self.games.get(token)
         if game is not None:
@@ -294,13 +290,13 @@ class Presence:
             try:
                 await self.tick()
             except Exception:
-                live.counts["presence_tick_failed"] += 1
+                runtime.counts["presence_tick_failed"] += 1
                 log.exception("presence tick failed")
 
     async def tick(self) -> None:
         """Renew this process's entries when due, and look again at every
         game with an entry run out."""
-        now = clock()
+        now = runtime.clock.time()
         if now - self._renewed >= _ttl() / 3:
             self._renewed = now
             for token, game in list(self.games.items()):
@@ -312,7 +308,7 @@ class Presence:
         for token, game in list(self.games.items()):
             if game.due is not None and game.due <= now:
                 await self.look(token)
-            if not game.sockets and not limits.sockets.watching(token) and now >= game.keep_until:
+            if not game.sockets and not limits.sockets().watching(token) and now >= game.keep_until:
                 # Nobody here holds or watches the game any more, and its
                 # last grace here has been seen out: forget it.
                 self.games.pop(token, None)
@@ -336,7 +332,7 @@ async def push(token: str, states: Mapping[int, State]) -> None:
     try:
         await layer.group_send(group_name(token), event)
     except (RedisError, OSError):
-        live.counts["presence_failed"] += 1
+        runtime.counts["presence_failed"] += 1
         log.warning("could not push presence of game %s", token, exc_info=True)
 
 
@@ -344,4 +340,6 @@ def from_event(event: Mapping[str, Any]) -> dict[int, State]:
     return {int(seat): state for seat, state in event["seats"].items()}
 
 
-presence = Presence()
+def presence() -> Presence:
+    """This process's ``Presence``."""
+    return runtime.part(Presence)

@@ -46,7 +46,7 @@ from typing import Any
 from channels_redis.core import RedisChannelLayer
 from redis.commands.core import AsyncScript
 
-from games.live.process import live
+from games.runtime import runtime
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ class Inbox(asyncio.Queue[Any]):
     def put_nowait(self, item: Any) -> None:
         if self.full():
             self.get_nowait()
-            live.counts["inbox_overflows"] += 1
+            runtime.counts["inbox_overflows"] += 1
             log.warning("a socket's inbox overflowed: dropped its oldest message")
         super().put_nowait(item)
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-import games.web.converters  # noqa: F401  (registers the <token:...> converter)
+import games.edge.converters  # noqa: F401  (registers the <token:...> converter)
 from games.live.consumers import GameConsumer
 
 websocket_urlpatterns = [

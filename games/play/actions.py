@@ -22,12 +22,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from games.live import limits
 from games.models import BOT_LEVELS, BOT_PACES, CHAT_MAX_LENGTH, MAX_SEATS, Game
 from games.play import services
 from games.play.chat import CODES as CHAT_CODES
 from games.rules import ACTION_NAMES, DICE, ActionName
-from games.store import advice, selectors
+from games.store import advice, quotas, selectors
 
 MAX_MESSAGE_CHARS = 2048
 
@@ -167,7 +166,7 @@ def rematch_counted(*, token: str, guest_id: str, address: str) -> Game:
     return services.game_rematch(
         token=token,
         guest_id=guest_id,
-        counted=functools.partial(limits.game_creation, address=address, guest=guest_id),
+        counted=functools.partial(quotas.game_creation, address=address, guest=guest_id),
     )
 
 
@@ -181,7 +180,7 @@ def chat_paced(
         guest_id=guest_id,
         text=text,
         phrase=phrase,
-        paced=functools.partial(limits.chat_allowed, token=token),
+        paced=functools.partial(quotas.chat_allowed, token=token),
     )
 
 

@@ -12,31 +12,19 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, timedelta
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
-from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from games import rules
 from games.models import DailyChallenge, DailyEntry, Game, Player, ScoreEntry
 from games.play import services
+from games.play.days import is_over, today
 from games.play.names import clean_name, skeletons
 from games.rules import GameError, fairness
 from yachtsite.clientaddr import address_group
-
-
-def today() -> date:
-    return timezone.now().date()
-
-
-def is_over(day: date) -> bool:
-    """Whether ``day`` (UTC) has ended, so its seed may be revealed."""
-    end = datetime.combine(
-        day + timedelta(days=1), time.min, tzinfo=timezone.get_current_timezone()
-    )
-    return timezone.now() >= end
 
 
 def daily_challenge(day: date) -> DailyChallenge | None:
@@ -184,16 +172,7 @@ def daily_board(challenge: DailyChallenge) -> Board:
     over = is_over(challenge.day)
     entries = list(challenge.entries.select_related("game").order_by("created_at", "pk"))
     finished = [e for e in entries if e.game.status == Game.Status.FINISHED]
-    totals: dict[int, int] = {}
-    ruleset = rules.get_ruleset(challenge.ruleset)
-    for e in finished:
-        boxes = dict(
-            ScoreEntry.objects.filter(player__game=e.game).values_list("category", "points")
-        )
-        bonus = sum(
-            ScoreEntry.objects.filter(player__game=e.game).values_list("extra_bonus", flat=True)
-        )
-        totals[e.game_id] = rules.totals(ruleset, rules.Scorecard(boxes, bonus)).total
+    totals = _totals(challenge.ruleset, [e.game_id for e in finished])
     players = {
         p.game_id: p for p in Player.objects.filter(game__in=[e.game for e in finished], order=0)
     }
@@ -219,6 +198,24 @@ def daily_board(challenge: DailyChallenge) -> Board:
         playing=len(entries) - len(finished),
         perfect=challenge.perfect_score if over else None,
     )
+
+
+def _totals(ruleset_key: str, game_ids: list[int]) -> dict[int, int]:
+    """Each solitaire game's total, from its filled boxes: one query for the
+    whole board, whatever its size."""
+    boxes: dict[int, dict[str, int]] = {game_id: {} for game_id in game_ids}
+    bonus = dict.fromkeys(game_ids, 0)
+    rows = ScoreEntry.objects.filter(player__game__in=game_ids, player__order=0).values_list(
+        "player__game_id", "category", "points", "extra_bonus"
+    )
+    for game_id, category, points, extra in rows:
+        boxes[game_id][category] = points
+        bonus[game_id] += extra
+    ruleset = rules.get_ruleset(ruleset_key)
+    return {
+        game_id: rules.totals(ruleset, rules.Scorecard(boxes[game_id], bonus[game_id])).total
+        for game_id in game_ids
+    }
 
 
 def _work_out(challenge: DailyChallenge, players: list[Player]) -> None:

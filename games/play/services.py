@@ -18,7 +18,6 @@ from django.db.models import F
 from django.utils import timezone
 
 from games import rules
-from games.live.process import live
 from games.models import (
     BOT_LEVELS,
     BOT_PACES,
@@ -32,6 +31,7 @@ from games.models import (
 )
 from games.play import moves
 from games.play.chat import read_chat
+from games.play.days import is_over
 from games.play.names import bot_name, clean_name, require_distinct
 from games.rules import GameError, fairness
 from games.runtime import runtime
@@ -94,7 +94,7 @@ def _publisher(
         if state is not None:
             # The next move of this game here starts from this row, these seats and cards.
             committed_seats().remember(game, players, state.cards)
-        live.committed(snap)
+        runtime.commits.committed(snap)
 
     return publish
 
@@ -127,11 +127,6 @@ def game_create(
     With ``bot_level``, every other seat is filled with a bot of that level;
     with ``watch`` too, bots take every seat and the game starts at once, for
     its creator and anyone with the link to watch.
-
-    A person alone against bots gets them at the fast pace: the bots' pauses
-    are there so people can follow one another, and with nobody else at the
-    table they only make that one person wait (the host can slow them down
-    at the table). Everyone else starts at the normal pace.
     """
     _require_guest(guest_id)
     name = clean_name(name)
@@ -144,24 +139,39 @@ def game_create(
             turn_seconds=turn_seconds,
             duplicate=duplicate,
             perfect_reference=duplicate and perfect_reference,
-            bot_pace="fast" if bot_level and not watch and seat_count > 1 else "normal",
+            bot_pace=_first_pace(seat_count=seat_count, bot_level=bot_level, watch=watch),
             version=1,
             acted_at=timezone.now(),
             **_fair_seed(),
         )
         players = _seated(game, guest_id="" if watch else guest_id, name=name, bots=bot_level)
         if watch:
-            game.status = Game.Status.PLAYING
-            game.started_at = timezone.now()
-            Move.objects.create(game=game, version=1, kind=Move.Kind.START)
-            _commit(
-                game,
-                players,
-                rules.new_game(ruleset, seat_count),
-                fields=["status", "started_at"],
-                last=last_action("start"),
-            )
+            _start_at_once(game, players)
     return game
+
+
+def _first_pace(*, seat_count: int, bot_level: str, watch: bool) -> str:
+    """How fast a new game's bots play. A person alone against bots gets the
+    fast pace: the bots' pauses are there so people can follow one another,
+    and with nobody else at the table they only make that one person wait
+    (the host can slow them down at the table). Everyone else starts at the
+    normal pace."""
+    return "fast" if bot_level and not watch and seat_count > 1 else "normal"
+
+
+def _start_at_once(game: Game, players: list[Player]) -> None:
+    """A game made to be watched starts as it is made: bots hold every seat,
+    and nobody is waited for in a lobby."""
+    game.status = Game.Status.PLAYING
+    game.started_at = timezone.now()
+    Move.objects.create(game=game, version=1, kind=Move.Kind.START)
+    _commit(
+        game,
+        players,
+        rules.new_game(game.ruleset, game.seat_count),
+        fields=["status", "started_at"],
+        last=last_action("start"),
+    )
 
 
 def game_create_daily(*, challenge: DailyChallenge, guest_id: str, name: str) -> Game:
@@ -467,8 +477,6 @@ def _known(game: Game, players: list[Player], state: rules.GameState | None) -> 
         state = rules.new_game(game.ruleset, max(len(players), 1))
     day_over = False
     if game.daily_id is not None and game.daily is not None:
-        from games.play.daily import is_over
-
         day_over = is_over(game.daily.day)
     return moves.Known(game, players, state, table, day_over)
 
@@ -554,7 +562,7 @@ def game_rematch(
 
     ``counted`` is entered around the new game's making, and only then: the
     players who ask once it is made join it uncounted. The socket counts
-    the game there against its creator's shares (``limits.game_creation``),
+    the game there against its creator's shares (``quotas.game_creation``),
     which may refuse it with a GameError.
     """
     with transaction.atomic(), contextlib.ExitStack() as counting:
@@ -670,7 +678,7 @@ def game_chat(
 
     ``paced`` counts a line that may be said against the table's pace of
     chat; False refuses it (``chat_busy``). The socket paces every game's
-    chat there (``limits.chat_allowed``).
+    chat there (``quotas.chat_allowed``).
 
     Chat is not a change of the game: it takes no lock and leaves the
     version alone (a line said during a move can never make that move
@@ -689,7 +697,9 @@ def game_chat(
         line = ChatMessage.objects.create(
             game=game, player=me, name=me.name if me else "", text=body, code=code
         )
-        transaction.on_commit(functools.partial(live.chatted, chat_line(line, game.token)))
+        transaction.on_commit(
+            functools.partial(runtime.commits.chatted, chat_line(line, game.token))
+        )
 
 
 def game_spectator_chat(*, token: str, guest_id: str, on: int) -> Game:

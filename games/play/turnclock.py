@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 
 from django.db import DatabaseError
 
-from games.live.process import live
 from games.runtime import runtime
 from games.store import dbthreads
 from games.store.selectors import Snapshot
@@ -43,7 +41,7 @@ def schedule(snap: Snapshot) -> None:
     the game honours a deadline that has passed.
     """
     if snap["status"] == "playing" and snap["deadline"] is not None:
-        live.call_soon(_arm, snap["token"], snap["version"], snap["deadline"])
+        runtime.loop.call_soon(_arm, snap["token"], snap["version"], snap["deadline"])
 
 
 def _arm(token: str, version: int, deadline: float) -> None:
@@ -51,18 +49,18 @@ def _arm(token: str, version: int, deadline: float) -> None:
     if (token, version) in armed:
         return
     armed.add((token, version))
-    task = live.spawn(_at_deadline(token, version, deadline), what="turn_clock")
+    task = runtime.loop.spawn(_at_deadline(token, version, deadline), what="turn_clock")
     task.add_done_callback(lambda _: armed.discard((token, version)))
 
 
 async def _at_deadline(token: str, version: int, deadline: float) -> None:
     from games.play import services
 
-    await asyncio.sleep(max(0.0, deadline - time.time()) + LATE_BY)
+    await asyncio.sleep(max(0.0, deadline - runtime.clock.time()) + LATE_BY)
     try:
         await dbthreads.run(token, services.game_clock_expire, token=token, version=version)
     except DatabaseError:
-        live.counts["turn_clock_failed"] += 1
+        runtime.counts["turn_clock_failed"] += 1
         log.warning(
             "turn clock of game %s could not act; the next request for it does",
             token,
@@ -71,5 +69,5 @@ async def _at_deadline(token: str, version: int, deadline: float) -> None:
     except Exception:
         # A game deleted meanwhile (GameError) or anything else: logged, and
         # the deadline stays for the next request to honour.
-        live.counts["turn_clock_failed"] += 1
+        runtime.counts["turn_clock_failed"] += 1
         log.warning("turn clock of game %s failed", token, exc_info=True)

@@ -34,7 +34,15 @@ from games.present.rules_pages import LANGUAGES as RULES_LANGUAGES
 from games.present.rules_pages import best_box, box_how
 from games.rules import UPPER_KEYS, allowed_actions, coachable, get_ruleset
 from games.store.advice import Advice, Coaching
-from games.store.selectors import ChatLine, SeatSnapshot, Snapshot, seen_by, snapshot_table
+from games.store.selectors import (
+    ChatLine,
+    DuplicateSnapshot,
+    Last,
+    SeatSnapshot,
+    Snapshot,
+    seen_by,
+    snapshot_table,
+)
 from yachtsite.jinja2 import catalog, in_language, words
 
 if TYPE_CHECKING:
@@ -46,6 +54,10 @@ if TYPE_CHECKING:
 # Django's active language is looked up through a context-aware local, a
 # few microseconds each time, and a view's sentences asked for it about
 # seven times (7% of a view's render, measured with bench.render's table).
+# It is a cache, not a switch: ``table_message`` sets it to the language it
+# has just made Django's active one, and nothing inside the render overrides
+# Django's to another, so ``_`` says what it would say without it
+# (tests/pages/test_table_words.py holds a push to its page's words).
 _rendering: ContextVar[tuple[str | None] | None] = ContextVar("rendering", default=None)
 
 
@@ -205,23 +217,10 @@ def _rows(
                 )
             elif seat["order"] != current or key not in preview:
                 cells.append("<td></td>")
+            elif may_score:
+                cells.append(_score_button(key, preview[key], top, score_in))
             else:
-                points = preview[key]
-                tone = " best" if points == top and top else " zero" if not points else ""
-                # A box key is a rule set's identifier and points are digits:
-                # only the words needed escaping, and they were, once.
-                if may_score:
-                    cells.append(
-                        f'<td class="open"><button type="button" class="box{tone}"'
-                        f' data-action="score" data-category="{key}"'
-                        f' data-args=\'{{"category": "{key}"}}\'>{points}'
-                        f'<span class="visually-hidden"> {score_in}</span></button></td>'
-                    )
-                else:
-                    cells.append(
-                        f'<td class="open"><span class="preview{tone}"'
-                        f' title="{preview_title}">{points}</span></td>'
-                    )
+                cells.append(_preview_cell(preview[key], top, preview_title))
         kind = "upper" if key in UPPER_KEYS else "lower"
         row = f'<tr class="{kind}">\n<th scope="row">{name}</th>\n{"".join(cells)}\n</tr>'
         if key == "sixes" and snap["upper_bonus_threshold"]:
@@ -229,6 +228,36 @@ def _rows(
         rows.append(row)
     # Every value in the rows is digits, an identifier or escaped above.
     return SafeString("\n".join(rows))
+
+
+def _tone(points: int, top: int) -> str:
+    """How an open box's points read: the most of the roll stand out, a zero
+    reads quiet."""
+    return " best" if points == top and top else " zero" if not points else ""
+
+
+# In the two cells below, a box key is a rule set's identifier and points are
+# digits: only the words needed escaping, and ``_rows`` had them escaped once.
+
+
+def _score_button(key: str, points: int, top: int, score_in: str) -> str:
+    """An open box of the seat to move, for the viewer who may score it: its
+    points, as the button that scores them."""
+    return (
+        f'<td class="open"><button type="button" class="box{_tone(points, top)}"'
+        f' data-action="score" data-category="{key}"'
+        f' data-args=\'{{"category": "{key}"}}\'>{points}'
+        f'<span class="visually-hidden"> {score_in}</span></button></td>'
+    )
+
+
+def _preview_cell(points: int, top: int, title: str) -> str:
+    """An open box of the seat to move, for any other viewer: what the dice
+    would score there."""
+    return (
+        f'<td class="open"><span class="preview{_tone(points, top)}"'
+        f' title="{title}">{points}</span></td>'
+    )
 
 
 def _upper_bonus_row(seats: list[dict[str, Any]], threshold: int) -> str:
@@ -267,60 +296,9 @@ def announcement(snap: Snapshot, me: int | None) -> str:
         return result_sentence(snap) if snap["status"] == "finished" else ""
     names = {s["order"]: s["name"] for s in snap["seats"]}
     kind = last["kind"]
-    parts: list[str] = []
     who = names.get(last["seat"], "") if last["seat"] is not None else ""
-    if kind == "join":
-        parts.append(_("%(name)s joined the game.") % {"name": who})
-    elif kind == "start":
-        parts.append(_("The game has started."))
-    elif kind == "stand_in":
-        parts.append(_("A bot is playing for %(name)s until they return.") % {"name": who})
-    elif kind == "take_back":
-        parts.append(_("%(name)s is back.") % {"name": who})
-    elif kind == "chat":
-        parts.append(
-            _("The host opened the chat to spectators.")
-            if snap["spectator_chat"]
-            else _("The host closed the chat to spectators.")
-        )
-    elif kind == "bot_pace":
-        parts.append(
-            _("The host set the bots to the fast pace.")
-            if snap["bot_pace"] == "fast"
-            else _("The host set the bots to the normal pace.")
-        )
-    elif kind == "clock" and last["seat"] is None:
-        parts.append(_("Time is up for this round: bots play for those who had not played it yet."))
-    elif kind == "clock":
-        parts.append(_("%(name)s ran out of time: a bot plays this turn for them.") % {"name": who})
-    elif kind == "roll" and not last["dice"]:
-        # Another seat's roll in a duplicate round: its dice are not shown.
-        parts.append(_("%(name)s rolled.") % {"name": who})
-    elif kind == "score" and last["points"] is None:
-        parts.append(_("%(name)s has played this round.") % {"name": who})
-    elif kind == "roll":
-        dice = ", ".join(str(d) for d in last["dice"])
-        parts.append(_("%(name)s rolled %(dice)s.") % {"name": who, "dice": dice})
-    elif kind == "hold":
-        kept = ", ".join(str(last["dice"][i]) for i in last["held"])
-        if kept:
-            parts.append(_("%(name)s keeps %(dice)s.") % {"name": who, "dice": kept})
-        else:
-            parts.append(_("%(name)s keeps no dice.") % {"name": who})
-    elif kind == "score":
-        assert last["points"] is not None
-        parts.append(
-            ngettext(
-                "%(name)s scored %(points)s point in %(box)s.",
-                "%(name)s scored %(points)s points in %(box)s.",
-                last["points"],
-            )
-            % {
-                "name": who,
-                "points": last["points"],
-                "box": category_name(snap["ruleset"], last["category"]),
-            }
-        )
+    said = move_sentence(snap, me) if kind in DICE_KINDS else _table_news(snap, last, who)
+    parts = [said] if said else []
     dup = snap["duplicate"]
     if snap["status"] == "finished":
         parts.append(result_sentence(snap))
@@ -333,7 +311,80 @@ def announcement(snap: Snapshot, me: int | None) -> str:
             parts.append(_("It is your turn."))
         else:
             parts.append(_("It is %(name)s's turn.") % {"name": names[snap["current_seat"]]})
-    return " ".join(parts)
+    return " ".join(part for part in parts if part)
+
+
+def move_sentence(snap: Snapshot, me: int | None) -> str:
+    """A roll, a hold or a box, said once: a hold is told with the roll that
+    follows it (its toggles would each be a sentence), and the one who moved
+    hears in the second person only what their press did not show them."""
+    last = snap["last"]
+    assert last is not None
+    mine = me is not None and last["seat"] == me
+    who = next((s["name"] for s in snap["seats"] if s["order"] == last["seat"]), "")
+    if last["kind"] == "hold":
+        return ""
+    if last["kind"] == "roll" and not last["dice"]:
+        # Another seat's roll in a duplicate round: its dice are not shown.
+        return _("%(name)s rolled.") % {"name": who}
+    if last["kind"] == "score" and last["points"] is None:
+        return _("%(name)s has played this round.") % {"name": who}
+    if last["kind"] == "roll":
+        kept = ", ".join(str(last["dice"][i]) for i in last["held"])
+        dice = ", ".join(str(d) for i, d in enumerate(last["dice"]) if i not in last["held"])
+        said = {"name": who, "kept": kept, "dice": dice}
+        if kept:
+            return (
+                _("You kept %(kept)s and rolled %(dice)s.")
+                if mine
+                else _("%(name)s kept %(kept)s and rolled %(dice)s.")
+            ) % said
+        return (_("You rolled %(dice)s.") if mine else _("%(name)s rolled %(dice)s.")) % said
+    assert last["points"] is not None
+    box = category_name(snap["ruleset"], last["category"])
+    if mine:
+        return ngettext(
+            "You scored %(points)s point in %(box)s.",
+            "You scored %(points)s points in %(box)s.",
+            last["points"],
+        ) % {"points": last["points"], "box": box}
+    return ngettext(
+        "%(name)s scored %(points)s point in %(box)s.",
+        "%(name)s scored %(points)s points in %(box)s.",
+        last["points"],
+    ) % {"name": who, "points": last["points"], "box": box}
+
+
+# What a seat does with the dice; every other kind of move changes the table.
+DICE_KINDS = ("roll", "hold", "score")
+
+
+def _table_news(snap: Snapshot, last: Last, who: str) -> str:
+    """What a move that is not a play of the dice did to the table (``who``
+    made it); nothing for a bot taken off its seat or a move to a
+    rematch, which the table shows without a word."""
+    kind = last["kind"]
+    if kind == "join":
+        return _("%(name)s joined the game.") % {"name": who}
+    if kind == "start":
+        return _("The game has started.")
+    if kind == "stand_in":
+        return _("A bot is playing for %(name)s until they return.") % {"name": who}
+    if kind == "take_back":
+        return _("%(name)s is back.") % {"name": who}
+    if kind == "chat":
+        if snap["spectator_chat"]:
+            return _("The host opened the chat to spectators.")
+        return _("The host closed the chat to spectators.")
+    if kind == "bot_pace":
+        if snap["bot_pace"] == "fast":
+            return _("The host set the bots to the fast pace.")
+        return _("The host set the bots to the normal pace.")
+    if kind == "clock" and last["seat"] is None:
+        return _("Time is up for this round: bots play for those who had not played it yet.")
+    if kind == "clock":
+        return _("%(name)s ran out of time: a bot plays this turn for them.") % {"name": who}
+    return ""
 
 
 def result_sentence(snap: Snapshot) -> str:
@@ -369,15 +420,50 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
     # still ask through ``_``, about seven times a view.
     language = _language()
     playing = snap["status"] == "playing"
-    my_turn = playing and me is not None and snap["current_seat"] == me
     # The controls are the actions the rules allow this viewer now. A stalled
     # turn's "let a bot play" is shown as if the grace period were over: the
     # page wakes its button up when it is (and the server checks the time).
     seen = snapshot_table(snap, absent=True)
     can = allowed_actions(seen, me)
-    held = set(snap["held"])
     # Holding is part of the next roll, so it is allowed when a reroll is.
     can_hold = "hold" in can
+    seats = _seats(snap, me)
+    current = next((s for s in seats if s["is_current"]), None)
+    return {
+        "snap": snap,
+        "language": language,
+        "page_title": page_title(snap, me),
+        # One seat (solitaire, the daily challenge): no places, no wins, no chat.
+        "solo": snap["seat_count"] == 1,
+        "me": me,
+        "can": {name: True for name in can},
+        "spectator": me is None,
+        "my_turn": playing and me is not None and snap["current_seat"] == me,
+        # Whether this viewer's page may ask for coaching: the line itself
+        # comes per step, to them only ("coach"), when they turned it on.
+        "coachable": playing and coachable(seen, me),
+        "clocked_out": playing and _clocked_out(snap, me),
+        "current": current,
+        "seats": seats,
+        "rows": _rows(snap, seats, "score" in can, language),
+        "dice": _dice(snap, can_hold, language),
+        "can_hold": can_hold,
+        "ruleset_name": _ruleset_name(snap["ruleset"], language),
+        "has_extra_bonus": any(s["extra_bonus"] for s in snap["seats"]),
+        **_the_end(snap, seats),
+        "free_seats": range(snap["seat_count"] - len(snap["seats"])),
+        "absent_from": _absent_from(snap, can),
+        "absent_after": settings.YACHT_ABSENT_AFTER,
+        **_bot_controls(snap, current),
+        "clock": _clock(snap, current),
+        "dup": _duplicate(snap, me),
+        "rolls_left": _rolls_left(snap["rolls_left"], language),
+    }
+
+
+def _seats(snap: Snapshot, me: int | None) -> list[dict[str, Any]]:
+    """Each seat as the table shows it to the viewer in seat ``me``."""
+    playing = snap["status"] == "playing"
     threshold = snap["upper_bonus_threshold"]
     seats = []
     for seat in snap["seats"]:
@@ -397,59 +483,57 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
                 "upper_progress": f"{seat['upper']} / {threshold}" if threshold else None,
             }
         )
-    current = next((s for s in seats if s["is_current"]), None)
-    # The stand-in bot is playing this viewer's turn because their clock
-    # ran out: the table says so, and offers nothing to do until it is done.
-    clocked_out = (
-        playing
-        and me is not None
+    return seats
+
+
+def _clocked_out(snap: Snapshot, me: int | None) -> bool:
+    """The stand-in bot is playing this viewer's turn because their clock
+    ran out: the table says so, and offers nothing to do until it is done."""
+    return (
+        me is not None
         and bool(snap["turn_seconds"])
         and any(s["order"] == me and s["person"] and s["bot"] for s in snap["seats"])
     )
-    absent_from = None
-    # With a turn clock running, the clock hands the turn to a bot: the
-    # grace period's offer would only say the same thing later.
-    if "hand_to_bot" in can and snap["acted_at"] is not None and snap["deadline"] is None:
-        absent_from = snap["acted_at"] + settings.YACHT_ABSENT_AFTER
+
+
+def _dice(snap: Snapshot, can_hold: bool, language: str | None) -> SafeString:
+    """The dice, joined here for the same reason as the rows (``_rows``)."""
+    held = set(snap["held"])
+    return SafeString(
+        "\n".join(_die(i, v, i in held, can_hold, language) for i, v in enumerate(snap["dice"]))
+    )
+
+
+def _the_end(snap: Snapshot, seats: list[dict[str, Any]]) -> dict[str, Any]:
+    """The places and the result's lines, once the game is over."""
+    if snap["status"] != "finished":
+        return {"places": [], "result": "", "final_score": ""}
     return {
-        "snap": snap,
-        "language": language,
-        "page_title": page_title(snap, me),
-        # One seat (solitaire, the daily challenge): no places, no wins, no chat.
-        "solo": snap["seat_count"] == 1,
-        "places": _places(seats) if snap["status"] == "finished" else [],
-        "me": me,
-        "can": {name: True for name in can},
-        "spectator": me is None,
-        "my_turn": my_turn,
-        # Whether this viewer's page may ask for coaching: the line itself
-        # comes per step, to them only ("coach"), when they turned it on.
-        "coachable": playing and coachable(seen, me),
-        "clocked_out": clocked_out,
-        "current": current,
-        "seats": seats,
-        "rows": _rows(snap, seats, "score" in can, language),
-        # The dice, joined here for the same reason as the rows.
-        "dice": SafeString(
-            "\n".join(_die(i, v, i in held, can_hold, language) for i, v in enumerate(snap["dice"]))
-        ),
-        "can_hold": can_hold,
-        "ruleset_name": _ruleset_name(snap["ruleset"], language),
-        "has_extra_bonus": any(s["extra_bonus"] for s in snap["seats"]),
-        "result": result_sentence(snap) if snap["status"] == "finished" else "",
-        "final_score": _final_score(snap) if snap["status"] == "finished" else "",
-        "free_seats": range(snap["seat_count"] - len(snap["seats"])),
-        "absent_from": absent_from,
-        "absent_after": settings.YACHT_ABSENT_AFTER,
+        "places": _places(seats),
+        "result": result_sentence(snap),
+        "final_score": _final_score(snap),
+    }
+
+
+def _bot_controls(snap: Snapshot, current: dict[str, Any] | None) -> dict[str, Any]:
+    """What the table offers around bots: the levels a host may seat, the
+    pace of those playing, skipping the animation of one playing."""
+    return {
         "bot_levels": BOT_LEVELS,
         # The host's pace control, shown only where bots play.
         "bot_paces": BOT_PACES if any(s["bot"] for s in snap["seats"]) else [],
         # A bot plays the turn everyone sees: anyone may skip its animation.
         "bot_turn": current is not None and current["thinking"] and not snap["duplicate"],
-        "clock": _clock(snap, current),
-        "dup": _duplicate(snap, me),
-        "rolls_left": _rolls_left(snap["rolls_left"], language),
     }
+
+
+def _absent_from(snap: Snapshot, can: frozenset[str]) -> float | None:
+    """When the table may offer to let a bot play the absent seat to move.
+    With a turn clock running, the clock hands the turn to a bot: the grace
+    period's offer would only say the same thing later."""
+    if "hand_to_bot" in can and snap["acted_at"] is not None and snap["deadline"] is None:
+        return snap["acted_at"] + settings.YACHT_ABSENT_AFTER
+    return None
 
 
 def table_html(context: dict[str, Any]) -> SafeString:
@@ -480,22 +564,6 @@ def _duplicate(snap: Snapshot, me: int | None) -> dict[str, Any] | None:
     if dup is None:
         return None
     names = {s["order"]: s["name"] for s in snap["seats"]}
-    progress = []
-    for hand in dup["hands"]:
-        if hand["scored"]:
-            text = _("has played this round")
-        elif hand["rolls_used"]:
-            text = _("roll %(n)s of 3") % {"n": hand["rolls_used"]}
-        else:
-            text = _("to roll")
-        progress.append(
-            {
-                "name": names[hand["order"]],
-                "is_me": hand["order"] == me,
-                "text": text,
-                "done": hand["scored"],
-            }
-        )
     mine = next((h for h in dup["hands"] if h["order"] == me), None)
     if mine is None:
         title = _("Round %(round)s: everyone plays at once") % {"round": dup["round"]}
@@ -516,15 +584,39 @@ def _duplicate(snap: Snapshot, me: int | None) -> dict[str, Any] | None:
     ]
     # Alone (the daily challenge), there is nobody to compare a round with.
     alone = snap["seat_count"] == 1
+    playing = snap["status"] == "playing"
     return {
         "round": dup["round"],
         "title": title,
-        "progress": progress if snap["status"] == "playing" and not alone else [],
+        "progress": _round_progress(dup, names, me) if playing and not alone else [],
         "results_round": dup["results_round"],
         "results": [] if alone else results,
         "perfect": dup["perfect"],
         "daily": dup["daily"],
     }
+
+
+def _round_progress(
+    dup: DuplicateSnapshot, names: dict[int, str], me: int | None
+) -> list[dict[str, Any]]:
+    """How far each seat is in the round being played."""
+    progress = []
+    for hand in dup["hands"]:
+        if hand["scored"]:
+            text = _("has played this round")
+        elif hand["rolls_used"]:
+            text = _("roll %(n)s of 3") % {"n": hand["rolls_used"]}
+        else:
+            text = _("to roll")
+        progress.append(
+            {
+                "name": names[hand["order"]],
+                "is_me": hand["order"] == me,
+                "text": text,
+                "done": hand["scored"],
+            }
+        )
+    return progress
 
 
 def _clock(snap: Snapshot, current: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -643,44 +735,48 @@ def coach_line(coaching: Coaching) -> str:
         "points": coaching["points"],
         "loss": number_format(round(loss, 1), 1),
     }
-    kind = coaching["kind"]
-    if kind == "keep_boxes" and len(names) > 1:
-        line = ngettext(
+    return _coach_sentence(coaching["kind"], boxes=len(names), kept=len(keep), loss=loss) % words
+
+
+def _coach_sentence(kind: str, *, boxes: int, kept: int, loss: float) -> str:
+    """The coaching line's sentence for a reason of ``kind``, its blanks
+    still to fill (``coach_line``): ``boxes`` the boxes it names, ``kept``
+    the dice it holds, ``loss`` the points a worse choice gives away."""
+    if kind == "keep_boxes" and boxes > 1:
+        return ngettext(
             "Hold %(dice)s: %(box)s and %(other)s both want it.",
             "Hold %(dice)s: %(box)s and %(other)s both want them.",
-            len(keep),
+            kept,
         )
-    elif kind == "keep_boxes":
-        line = ngettext(
+    if kind == "keep_boxes":
+        return ngettext(
             "Hold %(dice)s: it serves %(box)s best.",
             "Hold %(dice)s: they serve %(box)s best.",
-            len(keep),
+            kept,
         )
-    elif kind == "keep_bonus":
-        line = _("Hold %(dice)s for %(box)s: the upper bonus is still open.")
-    elif kind == "keep_best":
-        line = _("Hold %(dice)s: no box wants exactly these, but they aim best at %(box)s.")
-    elif kind == "reroll_all":
-        line = _("Roll all five again: scoring now would lose %(loss)s points on average.")
-    elif kind == "score_stop":
-        line = _(
+    if kind == "keep_bonus":
+        return _("Hold %(dice)s for %(box)s: the upper bonus is still open.")
+    if kind == "keep_best":
+        return _("Hold %(dice)s: no box wants exactly these, but they aim best at %(box)s.")
+    if kind == "reroll_all":
+        return _("Roll all five again: scoring now would lose %(loss)s points on average.")
+    if kind == "score_stop":
+        return _(
             "Score %(points)s in %(box)s now: another roll would lose %(loss)s points on average."
         )
-    elif kind == "score_only":
-        line = _("Score %(points)s in %(box)s: it is the only box these dice may go in.")
-    elif loss < EVEN:
-        line = _("Score %(points)s in %(box)s: %(other)s is worth as much.")
-    elif kind == "score_zero":
-        line = _(
+    if kind == "score_only":
+        return _("Score %(points)s in %(box)s: it is the only box these dice may go in.")
+    if loss < EVEN:
+        return _("Score %(points)s in %(box)s: %(other)s is worth as much.")
+    if kind == "score_zero":
+        return _(
             "Take the zero in %(box)s: it costs least; "
             "%(other)s would cost %(loss)s points more on average."
         )
-    else:
-        line = _(
-            "Score %(points)s in %(box)s: %(other)s, the next best, "
-            "would lose %(loss)s points on average."
-        )
-    return line % words
+    return _(
+        "Score %(points)s in %(box)s: %(other)s, the next best, "
+        "would lose %(loss)s points on average."
+    )
 
 
 def coach_message(coaching: Coaching, language: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ Scorer = Callable[[Dice], int]
 
 LITTLE_STRAIGHT = (1, 2, 3, 4, 5)
 BIG_STRAIGHT = (2, 3, 4, 5, 6)
-FOUR_RUNS = ({1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6})
+FOUR_RUNS = (frozenset({1, 2, 3, 4}), frozenset({2, 3, 4, 5}), frozenset({3, 4, 5, 6}))
 
 
 def upper(face: int) -> Scorer:

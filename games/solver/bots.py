@@ -122,7 +122,7 @@ def _utilities(ruleset_key: str, card: Scorecard) -> np.ndarray:
     for b, key in enumerate(keys):
         if card.filled(key):
             utility[b] = -np.inf
-    for row in model.five_alike_rows:
+    for row in model.five_alikes.rows:
         dice = ROLLS[row]
         probe = GameState(ruleset.key, (card,), dice=dice, rolls=1)
         preview = probe.preview()

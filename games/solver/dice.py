@@ -88,8 +88,10 @@ def _chance(roll: Multiset) -> float:
     return float(ways / FACES ** len(roll))
 
 
-# Chance of each roll when all five dice are thrown.
+# Chance of each roll when all five dice are thrown: shared by every
+# expectation, so nothing may write into it.
 FIRST_ROLL = np.array([_chance(r) for r in ROLLS])
+FIRST_ROLL.flags.writeable = False
 
 
 def expect(top: np.ndarray) -> list[np.ndarray]:

@@ -26,6 +26,49 @@ FACE_RANGE = range(1, FACES + 1)
 
 
 @dataclass(frozen=True)
+class FiveAlikes:
+    """What five of a kind may score, by face f + 1 (the extra yacht bonus
+    and the forced joker ask): the five-alike's roll, its upper box (bit and
+    candidate row), every upper box's candidate row for it, and the points
+    of each plain box under the joker."""
+
+    rows: np.ndarray
+    own_bits: np.ndarray
+    own_rows: np.ndarray
+    upper_rows: np.ndarray
+    plain_joker_points: np.ndarray
+
+    @classmethod
+    def of(
+        cls,
+        ruleset: RuleSet,
+        points: np.ndarray,
+        levels: np.ndarray,
+        offsets: np.ndarray,
+        upper_boxes: tuple[int, ...],
+        plain: list[int],
+    ) -> FiveAlikes:
+        """``levels[b, r]``: the rank of roll r's points among box b's
+        distinct points, so that ``offsets[b] + levels[b, r]`` is its
+        candidate row."""
+        categories = ruleset.categories
+        fives = [ROLLS.index((f,) * DICE) for f in FACE_RANGE]
+        own = [
+            next((b for b in upper_boxes if categories[b].upper_face == f), -1) for f in FACE_RANGE
+        ]
+        if ruleset.forced_joker and -1 in own:
+            raise ValueError(f"{ruleset.key}: the forced joker needs an upper box for every face")
+        at_five = offsets[:, None] + levels[:, fives]
+        return cls(
+            rows=np.array(fives, dtype=np.intp),
+            own_bits=np.left_shift(1, np.array(own, dtype=np.intp)),
+            own_rows=at_five[own, range(FACES)],
+            upper_rows=at_five[list(upper_boxes)].T,
+            plain_joker_points=_joker_points(ruleset, points, plain, fives),
+        )
+
+
+@dataclass(frozen=True)
 class Model:
     ruleset: RuleSet
     # points[b, r]: what categories[b]'s own scorer gives roll ROLLS[r].
@@ -56,14 +99,7 @@ class Model:
     entries: np.ndarray
     wide: tuple[int, ...]
     unorder: np.ndarray
-    # The forced joker, by face f + 1: the five-alike's roll, its upper box
-    # (bit and candidate row), every upper box's candidate row for it, and
-    # the points of each plain box under the joker.
-    five_alike_rows: np.ndarray
-    own_bits: np.ndarray
-    own_rows: np.ndarray
-    upper_rows_at_five: np.ndarray
-    plain_joker_points: np.ndarray
+    five_alikes: FiveAlikes
 
     @classmethod
     def of(cls, ruleset: RuleSet) -> Model:
@@ -89,14 +125,6 @@ class Model:
         is_upper_row = np.isin(row_box[:n_moving], upper_boxes)
 
         entries, above, order = _entries(levels, offsets)
-
-        fives = [ROLLS.index((f,) * DICE) for f in FACE_RANGE]
-        own = [
-            next((b for b in upper_boxes if categories[b].upper_face == f), -1) for f in FACE_RANGE
-        ]
-        if ruleset.forced_joker and -1 in own:
-            raise ValueError(f"{ruleset.key}: the forced joker needs an upper box for every face")
-        at_five = offsets[:, None] + levels[:, fives]
         return cls(
             ruleset=ruleset,
             points=points,
@@ -116,11 +144,7 @@ class Model:
             entries=entries,
             wide=tuple(int((above > s).sum()) for s in range(above.max())),
             unorder=np.argsort(order).astype(np.intp),
-            five_alike_rows=np.array(fives, dtype=np.intp),
-            own_bits=np.left_shift(1, np.array(own, dtype=np.intp)),
-            own_rows=at_five[own, range(FACES)],
-            upper_rows_at_five=at_five[list(upper_boxes)].T,
-            plain_joker_points=_joker_points(ruleset, points, plain, fives),
+            five_alikes=FiveAlikes.of(ruleset, points, levels, offsets, upper_boxes, plain),
         )
 
     @property
@@ -137,7 +161,7 @@ class Model:
         rs = self.ruleset
         h = hashlib.sha256()
         h.update(self.points.tobytes())
-        h.update(self.plain_joker_points.tobytes())
+        h.update(self.five_alikes.plain_joker_points.tobytes())
         h.update(
             repr(
                 (
@@ -203,7 +227,7 @@ class Model:
         if self.ruleset.forced_joker:
             self._force_joker(best, filled, candidates, plain_after)
         if self.yacht50_states == 2:
-            best[self.five_alike_rows] += self.ruleset.extra_yacht_bonus * yacht50
+            best[self.five_alikes.rows] += self.ruleset.extra_yacht_bonus * yacht50
         return best
 
     def _force_joker(
@@ -219,13 +243,16 @@ class Model:
         in_force = (filled >> self.yacht_box) & 1 == 1
         if not in_force.any():
             return
-        own_open = (filled[None, :] & self.own_bits[:, None]) == 0
+        fives = self.five_alikes
+        own_open = (filled[None, :] & fives.own_bits[:, None]) == 0
         # Plain boxes are lower boxes; the yacht box among them is filled (that is
         # what puts the joker in force), so it adds nothing.
-        lower = (self.plain_joker_points[:, :, None] + plain_after[:, None, :]).max(axis=0)
-        uppers = candidates[self.upper_rows_at_five].max(axis=1)
-        forced = np.where(own_open, candidates[self.own_rows], np.where(lower > NEG, lower, uppers))
-        rows = self.five_alike_rows
+        lower = (fives.plain_joker_points[:, :, None] + plain_after[:, None, :]).max(axis=0)
+        uppers = candidates[fives.upper_rows].max(axis=1)
+        forced = np.where(
+            own_open, candidates[fives.own_rows], np.where(lower > NEG, lower, uppers)
+        )
+        rows = fives.rows
         best[rows] = np.where(in_force[None, :], forced, best[rows])
 
     def turn_values(

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from games.rules import RULESETS, RuleSet, Scorecard, get_ruleset
+from games.runtime import runtime
 
 from .dice import FIRST_ROLL, best_within, expect
 from .model import Model, model_for
@@ -100,14 +101,17 @@ def _layer_states(
     return f, u, y
 
 
-# The build in progress, set before worker processes fork so that they
-# inherit it: the model and a value table in memory shared with the parent.
-_building: tuple[Model, np.ndarray] | None = None
+class _Building:
+    """The build in progress, set before worker processes fork so that they
+    inherit it: the model and a value table in memory shared with the parent."""
+
+    now: tuple[Model, np.ndarray] | None = None
 
 
 def _fill(part: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
-    assert _building is not None
-    model, values = _building
+    building = runtime.part(_Building).now
+    assert building is not None
+    model, values = building
     filled, upper, yacht50 = part
     values[filled, upper, yacht50] = model.turn_values(values, filled, upper, yacht50)
 
@@ -123,7 +127,6 @@ def build_values(ruleset: RuleSet, workers: int = 1) -> np.ndarray:
     shared out among forked processes; only fork from a process without
     threads (a command or a test run, not a running server).
     """
-    global _building
     model = Model.of(ruleset)
     workers = workers if _can_fork() else 1
     if workers > 1:
@@ -136,7 +139,8 @@ def build_values(ruleset: RuleSet, workers: int = 1) -> np.ndarray:
     upper_mask = sum(1 << b for b in model.upper_boxes)
     masks = np.arange(1 << model.boxes, dtype=np.intp)
     layers = np.bitwise_count(masks)
-    _building = (model, values)
+    building = runtime.part(_Building)
+    building.now = (model, values)
     try:
         pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
         with pool or nullcontext():
@@ -162,7 +166,7 @@ def build_values(ruleset: RuleSet, workers: int = 1) -> np.ndarray:
                             :, None
                         ]
     finally:
-        _building = None
+        building.now = None
     return values.copy() if workers > 1 else values
 
 
@@ -246,8 +250,12 @@ def load_or_build(
     return Table(ruleset, np.asarray(np.load(path, mmap_mode="r")), model)
 
 
-_tables: dict[tuple[Path, str], Table] = {}
-_tables_lock = threading.Lock()
+class _Loaded:
+    """The tables this process has loaded, by directory and rule set."""
+
+    def __init__(self) -> None:
+        self.tables: dict[tuple[Path, str], Table] = {}
+        self.lock = threading.Lock()
 
 
 def get_table(ruleset_key: str, directory: Path | str | None = None) -> Table:
@@ -255,10 +263,11 @@ def get_table(ruleset_key: str, directory: Path | str | None = None) -> Table:
     process, without forking) and saved."""
     where = Path(directory) if directory is not None else default_directory()
     memo = (where.resolve(), ruleset_key)
-    with _tables_lock:
-        table = _tables.get(memo)
+    loaded = runtime.part(_Loaded)
+    with loaded.lock:
+        table = loaded.tables.get(memo)
         if table is None:
-            table = _tables[memo] = load_or_build(get_ruleset(ruleset_key), where)
+            table = loaded.tables[memo] = load_or_build(get_ruleset(ruleset_key), where)
         return table
 
 

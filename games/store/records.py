@@ -2,7 +2,8 @@
 games (lobby, in play, finished) and their statistics per rule set.
 
 Only what this guest's seats say is read: another guest's games never
-appear, whatever the page is asked.
+appear, whatever the page is asked. What is read is data: the names people
+read and the chart are drawn by ``games.present.guest_record``.
 """
 
 from __future__ import annotations
@@ -10,15 +11,10 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any
-
-from django.utils.functional import Promise
+from datetime import date, datetime
 
 from games import rules
 from games.models import Game, Player, ScoreEntry
-from games.present.charts import round_top
-from games.present.labels import RULESET_NAMES
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +41,13 @@ class MyGame:
     score: int | None = None
     seats_taken: int = 0
     seat_count: int = 0
+    # The day of a daily challenge's entry.
+    daily: date | None = None
 
     @property
-    def ruleset_name(self) -> Promise:
-        return RULESET_NAMES[self.ruleset]
+    def opponents(self) -> list[str]:
+        """Who else sits at the table (bots by their level's name)."""
+        return [name for order, name in enumerate(self.names) if order != self.seat]
 
 
 def _cards(games: list[Game]) -> dict[int, dict[int, rules.Scorecard]]:
@@ -65,6 +64,12 @@ def _cards(games: list[Game]) -> dict[int, dict[int, rules.Scorecard]]:
         game_id: {order: rules.Scorecard(b, extra[game_id][order]) for order, b in seats.items()}
         for game_id, seats in boxes.items()
     }
+
+
+def seat_total(player: Player) -> int:
+    """A seat's total as its scorecard stands, bonuses included."""
+    card = _cards([player.game]).get(player.game_id, {}).get(player.order, rules.Scorecard())
+    return rules.totals(rules.get_ruleset(player.game.ruleset), card).total
 
 
 def has_finished_a_game(guest_id: str | None) -> bool:
@@ -87,7 +92,7 @@ def guest_games(
     seated = Player.objects.filter(guest_id=guest_id)
     if unfinished:
         seated = seated.exclude(game__status=Game.Status.FINISHED)
-    seats = list(seated.select_related("game").order_by("-game__created_at")[:limit])
+    seats = list(seated.select_related("game__daily").order_by("-game__created_at")[:limit])
     games = [s.game for s in seats]
     names: dict[int, list[str]] = defaultdict(list)
     for game_id, name in (
@@ -110,22 +115,31 @@ def guest_games(
             rounds=len(ruleset.categories),
             seats_taken=len(names[game.pk]),
             seat_count=game.seat_count,
+            daily=game.daily.day if game.daily is not None else None,
         )
-        card_of = cards.get(game.pk, {})
-        if game.status == Game.Status.PLAYING:
-            mine.round = min(len(c.boxes) for c in card_of.values()) + 1 if card_of else 1
-            if game.duplicate:
-                # Everyone plays each round: it is your turn until you have played this one.
-                mine.your_turn = len(card_of.get(seat.order, rules.Scorecard()).boxes) < mine.round
-            else:
-                mine.your_turn = game.current_seat == seat.order
-            mine.score = rules.totals(ruleset, card_of.get(seat.order, rules.Scorecard())).total
-        elif game.status == Game.Status.FINISHED:
-            totals = {order: rules.totals(ruleset, card).total for order, card in card_of.items()}
-            mine.score = totals.get(seat.order, 0)
-            mine.place = 1 + sum(1 for t in totals.values() if t > mine.score)
+        _where_it_stands(mine, game, seat.order, cards.get(game.pk, {}))
         listed.append(mine)
     return listed
+
+
+def _where_it_stands(
+    mine: MyGame, game: Game, order: int, card_of: dict[int, rules.Scorecard]
+) -> None:
+    """The round, whose turn and the score of a game in play; the score and
+    place of a finished one."""
+    ruleset = rules.get_ruleset(game.ruleset)
+    if game.status == Game.Status.PLAYING:
+        mine.round = min(len(c.boxes) for c in card_of.values()) + 1 if card_of else 1
+        if game.duplicate:
+            # Everyone plays each round: it is your turn until you have played this one.
+            mine.your_turn = len(card_of.get(order, rules.Scorecard()).boxes) < mine.round
+        else:
+            mine.your_turn = game.current_seat == order
+        mine.score = rules.totals(ruleset, card_of.get(order, rules.Scorecard())).total
+    elif game.status == Game.Status.FINISHED:
+        totals = {seat: rules.totals(ruleset, card).total for seat, card in card_of.items()}
+        mine.score = totals.get(order, 0)
+        mine.place = 1 + sum(1 for t in totals.values() if t > mine.score)
 
 
 @dataclass
@@ -133,17 +147,12 @@ class RulesetStats:
     ruleset: str
     games: int = 0
     wins: int = 0
+    # Each game's score, oldest first.
     scores: list[int] = field(default_factory=list)
     yachts: int = 0
     upper_bonuses: int = 0
     has_upper_bonus: bool = False
     lost: list[float] = field(default_factory=list)
-    # The chart of scores over time, oldest first (built by ``chart``).
-    chart: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def ruleset_name(self) -> Promise:
-        return RULESET_NAMES[self.ruleset]
 
     @property
     def average(self) -> float:
@@ -156,50 +165,6 @@ class RulesetStats:
     @property
     def average_lost(self) -> float | None:
         return sum(self.lost) / len(self.lost) if self.lost else None
-
-
-CHART_WIDTH = 320
-CHART_HEIGHT = 120
-CHART_PAD = 8
-# Room on the left for the score axis's numbers (up to three digits).
-CHART_GUTTER = 30
-# The axis is marked at 0, half-way and the top: the best score rounded up
-# to a round number (``charts.round_top``), and never less than this.
-CHART_LEAST_TOP = 50
-
-
-def chart(scores: list[int]) -> dict[str, Any]:
-    """Points of a line chart of ``scores`` (oldest first), in SVG units, and
-    the marks of its score axis."""
-    # Whole at this size (round tops of 50 and more are whole numbers).
-    top = int(round_top(max(scores, default=0), least=CHART_LEAST_TOP))
-    span = max(len(scores) - 1, 1)
-    left = CHART_PAD + CHART_GUTTER
-    inner_w = CHART_WIDTH - left - CHART_PAD
-    inner_h = CHART_HEIGHT - 2 * CHART_PAD
-
-    def height_of(score: float) -> float:
-        return CHART_PAD + inner_h - score * inner_h / top
-
-    points = [
-        (left + (i * inner_w / span if len(scores) > 1 else inner_w / 2), height_of(score))
-        for i, score in enumerate(scores)
-    ]
-    return {
-        "width": CHART_WIDTH,
-        "height": CHART_HEIGHT,
-        "left": left,
-        "right": CHART_WIDTH - CHART_PAD,
-        # The axis's numbers end just left of it.
-        "label_x": left - 5,
-        "line": " ".join(f"{x:.1f},{y:.1f}" for x, y in points),
-        "dots": [
-            {"x": f"{x:.1f}", "y": f"{y:.1f}", "score": s}
-            for (x, y), s in zip(points, scores, strict=True)
-        ],
-        "ticks": [{"y": f"{height_of(value):.1f}", "label": value} for value in (0, top // 2, top)],
-        "top": top,
-    }
 
 
 def guest_stats(guest_id: str) -> list[RulesetStats]:
@@ -237,10 +202,7 @@ def guest_stats(guest_id: str) -> list[RulesetStats]:
             stats.upper_bonuses += 1
         if seat.lost_to_optimal is not None:
             stats.lost.append(seat.lost_to_optimal)
-    ordered = [found[key] for key in rules.RULESETS if key in found]
-    for stats in ordered:
-        stats.chart = chart(stats.scores)
-    return ordered
+    return [found[key] for key in rules.RULESETS if key in found]
 
 
 def _work_out_losses(seats: list[Player]) -> None:

@@ -294,24 +294,19 @@ def _scored_rounds(game: Game) -> dict[int, list[RoundResult]]:
 
 
 def _duplicate_snapshot(
-    game: Game, players: Sequence[Player], state: rules.GameState
+    game: Game, players: Sequence[Player], state: rules.GameState | None
 ) -> DuplicateSnapshot:
     ruleset = rules.get_ruleset(game.ruleset)
-    dup = duplicate_state(game, players, state)
+    # In the lobby too, so that whoever joins knows how the game is played.
+    dup = duplicate_state(
+        game, players, state or rules.new_game(game.ruleset, max(len(players), 1))
+    )
     scored = _scored_rounds(game)
     done = min(len(card.boxes) for card in dup.cards)
     hands: list[HandSnapshot] = []
     for p in players:
         card = dup.cards[p.order]
-        mine = scored.get(p.order, [])
-        has_scored = len(card.boxes) > done
-        settled_card = card
-        if has_scored and len(mine) > done:
-            # Take this round's box back out: others see the seat as it was.
-            entry = mine[done]
-            points = card.boxes.get(entry["category"], 0)
-            boxes = {k: v for k, v in card.boxes.items() if k != entry["category"]}
-            settled_card = rules.Scorecard(boxes, card.extra_bonus - (entry["points"] - points))
+        settled_card = _as_the_round_found_it(card, scored.get(p.order, []), done)
         t = rules.totals(ruleset, settled_card)
         view = dup.view(p.order)
         hands.append(
@@ -341,6 +336,20 @@ def _duplicate_snapshot(
         "perfect": game.perfect_score if game.status == Game.Status.FINISHED else None,
         "daily": game.daily.day.isoformat() if game.daily_id and game.daily else None,
     }
+
+
+def _as_the_round_found_it(
+    card: rules.Scorecard, mine: list[RoundResult], done: int
+) -> rules.Scorecard:
+    """A seat's card without its box of round ``done + 1`` if it has scored
+    it (``mine``: its scores in round order): the others see the seat as it
+    was until the round is over."""
+    if len(card.boxes) <= done or len(mine) <= done:
+        return card
+    entry = mine[done]
+    points = card.boxes.get(entry["category"], 0)
+    boxes = {k: v for k, v in card.boxes.items() if k != entry["category"]}
+    return rules.Scorecard(boxes, card.extra_bonus - (entry["points"] - points))
 
 
 def seen_by(snap: Snapshot, me: int | None) -> Snapshot:
@@ -443,11 +452,7 @@ def snapshot(
         for p in players
     ]
     finished = game.status == Game.Status.FINISHED
-    dup = None
-    if game.duplicate:
-        # In the lobby too, so that whoever joins knows how the game is played.
-        scores = state or rules.new_game(game.ruleset, max(len(players), 1))
-        dup = _duplicate_snapshot(game, players, scores)
+    dup = _duplicate_snapshot(game, players, state) if game.duplicate else None
     return {
         "token": game.token,
         "version": game.version,
@@ -462,12 +467,7 @@ def snapshot(
         "bot_pace": game.bot_pace,
         "categories": list(ruleset.category_keys),
         "upper_bonus_threshold": ruleset.upper_bonus_threshold,
-        "current_seat": game.current_seat if playing else None,
-        "dice": list(game.dice) if playing else [],
-        "held": sorted(game.held) if playing else [],
-        "rolls_used": game.rolls_used if playing else 0,
-        "rolls_left": rules.MAX_ROLLS - game.rolls_used if playing else 0,
-        "round": (dup["round"] if dup else state.turn) if state and playing else None,
+        **_turn_snapshot(game, state, dup),
         "rounds": len(ruleset.categories),
         "preview": state.preview() if state and playing else {},
         "seats": seats,
@@ -481,6 +481,40 @@ def snapshot(
         "seed": game.server_seed if finished and not game.daily_id else None,
         "last": last,
         "duplicate": dup,
+    }
+
+
+class _TurnSnapshot(TypedDict):
+    """Where play stands (``Snapshot``'s keys of the same names): nothing
+    outside play."""
+
+    current_seat: int | None
+    dice: list[int]
+    held: list[int]
+    rolls_used: int
+    rolls_left: int
+    round: int | None
+
+
+def _turn_snapshot(
+    game: Game, state: rules.GameState | None, dup: DuplicateSnapshot | None
+) -> _TurnSnapshot:
+    if game.status != Game.Status.PLAYING:
+        return {
+            "current_seat": None,
+            "dice": [],
+            "held": [],
+            "rolls_used": 0,
+            "rolls_left": 0,
+            "round": None,
+        }
+    return {
+        "current_seat": game.current_seat,
+        "dice": list(game.dice),
+        "held": sorted(game.held),
+        "rolls_used": game.rolls_used,
+        "rolls_left": rules.MAX_ROLLS - game.rolls_used,
+        "round": (dup["round"] if dup else state.turn) if state else None,
     }
 
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-import games.web.converters  # noqa: F401  (registers the <token:...> converter)
+import games.edge.converters  # noqa: F401  (registers the <token:...> converter)
 from games.web import daily_views, verify_views, views
 
 urlpatterns = [

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from games.models import Game
-from games.play.daily import is_over
+from games.play.days import is_over
 from games.present.labels import ruleset_name
 from games.present.messages import error_message
 from games.rules import fairness

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.sessions.backends.base import SessionBase
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import get_template
 from django.urls import reverse
@@ -18,16 +18,16 @@ from django.utils.translation import get_language, get_language_from_path
 from django.views import i18n
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games.live import limits
-from games.live.process import live
+from games.edge.guests import guest_id_for, guest_id_of, remembered_name, took_a_seat
 from games.models import Game
 from games.play import daily, services
 from games.present import rules_pages
+from games.present.guest_record import games_listed, stats_shown
 from games.present.labels import RULESET_NAMES
 from games.present.messages import error_message
 from games.present.rendering import chat_panel_context, review_rows, table_context, table_html
 from games.rules import RULESETS, GameError, get_ruleset
-from games.store import records
+from games.store import quotas, records
 from games.store.advice import game_review
 from games.store.selectors import (
     clock_ran_out,
@@ -40,33 +40,6 @@ from games.store.selectors import (
     seen_by,
 )
 from games.web.forms import JoinForm, NewGameForm, default_name
-from games.web.guests import guest_id_for, guest_id_of, remembered_name, took_a_seat
-from yachtsite import outage
-
-
-@require_GET
-def health(request: HttpRequest) -> JsonResponse:
-    """For an operator's monitoring (nginx does not serve it to the public):
-    whether the database and Redis answer, this process's open sockets and
-    what it could not deliver (pushes that failed to leave, messages dropped
-    from a full inbox, work that crashed).
-
-    503 with the database down: no page can be served. Redis down is
-    "degraded": pages and games on one process go on, the limits count in
-    each process, pushes no longer cross processes."""
-    database = outage.database_answers()
-    redis = outage.redis_answers()
-    status = "down" if not database else "degraded" if redis is False else "ok"
-    return JsonResponse(
-        {
-            "status": status,
-            "database": "up" if database else "down",
-            "redis": "not used" if redis is None else "up" if redis else "down",
-            "sockets": live.sockets,
-            "counts": dict(live.counts),
-        },
-        status=200 if database else 503,
-    )
 
 
 def _home(request: HttpRequest, form: NewGameForm, *, status: int = 200) -> HttpResponse:
@@ -74,7 +47,7 @@ def _home(request: HttpRequest, form: NewGameForm, *, status: int = 200) -> Http
     context = {
         "form": form,
         "default_name": default_name(),
-        "unfinished": records.guest_games(guest, unfinished=True, limit=5),
+        "unfinished": games_listed(records.guest_games(guest, unfinished=True, limit=5)),
         "daily_entry": daily.daily_entry_today(guest),
     }
     return render(request, "games/home.html", context, status=status)
@@ -91,7 +64,7 @@ def home(request: HttpRequest) -> HttpResponse:
             # A brake on scripts filling the database, per session and per
             # address (a fresh session per request escapes the first); the
             # service itself stays unlimited for the admin, tests and benchmarks.
-            with limits.game_creation(address=request.META.get("REMOTE_ADDR", ""), guest=guest):
+            with quotas.game_creation(address=request.META.get("REMOTE_ADDR", ""), guest=guest):
                 game = services.game_create(
                     guest_id=guest,
                     name=form.cleaned_data["name"] or default_name(),
@@ -106,7 +79,7 @@ def home(request: HttpRequest) -> HttpResponse:
                 )
         except GameError as error:
             form.add_error(None, error_message(error.code))
-            if error.code in limits.CREATION_REFUSALS:
+            if error.code in quotas.CREATION_REFUSALS:
                 return _home(request, form, status=429)
         else:
             took_a_seat(request, guest, name=form.cleaned_data["name"])
@@ -197,10 +170,11 @@ def coach(request: HttpRequest) -> HttpResponse:
 @require_GET
 def game_end(request: HttpRequest, token: str) -> HttpResponse:
     """The end's line only this game can say to the person asking: the
-    review's verdict on their play and, for a daily entry, their place on the
-    day's board. The page asks for it once the game is over: the pushed
-    table is rendered without the database, and the review reads the
-    solver's tables. Spectators and bots' seats get nothing to say."""
+    review's verdict on their play, for a daily entry their place on the
+    day's board, and where the perfect player played the same dice, how
+    their total stands against its score. The page asks for it once the
+    game is over: the pushed table is rendered without the database, and
+    the review reads the solver's tables. Spectators and bots' seats get nothing to say."""
     game = _game_or_404(token)
     if game.status != Game.Status.FINISHED:
         raise Http404(error_message("not_finished"))
@@ -208,11 +182,17 @@ def game_end(request: HttpRequest, token: str) -> HttpResponse:
     context: dict[str, object] = {"game": game}
     if seat is not None:
         context["verdict"] = records.seat_verdict(seat)
+        perfect = game.perfect_score
         if game.daily is not None:
             board = daily.daily_board(game.daily)
+            # The day's perfect score is hidden with its seed until the day is over.
+            perfect = board.perfect
             row = next((r for r in board.rows if r.token == game.token), None)
             if row is not None:
                 context["daily_place"] = {"place": row.place, "entries": len(board.rows)}
+        if perfect is not None:
+            ahead = records.seat_total(seat) - perfect
+            context["against_perfect"] = {"ahead": ahead, "by": abs(ahead)}
     return render(request, "games/partials/end_line.html", context)
 
 
@@ -221,7 +201,7 @@ def my_games(request: HttpRequest) -> HttpResponse:
     """The games this browser has a seat at: a returning guest finds an
     unfinished game without keeping its link. Only read: a visitor with no
     session gets none."""
-    games = records.guest_games(guest_id_of(request.session))
+    games = games_listed(records.guest_games(guest_id_of(request.session)))
     return render(
         request,
         "games/my_games.html",
@@ -236,9 +216,8 @@ def my_games(request: HttpRequest) -> HttpResponse:
 @require_GET
 def my_stats(request: HttpRequest) -> HttpResponse:
     """How this browser's guest plays, per rule set, from their finished games."""
-    return render(
-        request, "games/my_stats.html", {"stats": records.guest_stats(guest_id_of(request.session))}
-    )
+    stats = records.guest_stats(guest_id_of(request.session))
+    return render(request, "games/my_stats.html", {"stats": stats_shown(stats)})
 
 
 @require_GET
@@ -274,7 +253,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
     # Counted before the game is looked up: a script posting joins in a loop
     # costs a counter, not the database. (The messages below travel in a
     # cookie, so a refused join writes no session either.)
-    if not limits.join_allowed(
+    if not quotas.join_allowed(
         address=request.META.get("REMOTE_ADDR", ""), guest=guest_id_of(request.session)
     ):
         messages.error(request, error_message("too_many_joins"))

@@ -19,8 +19,8 @@ from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
 from playwright.sync_api import Page, expect
 
+from games.edge.guests import GUEST_KEY
 from games.play import services
-from games.web.guests import GUEST_KEY
 from tests.browser.test_live_game import version, wait_past
 from tests.live import DaphneProcess
 

@@ -8,7 +8,7 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
 
-from games.web.guests import GUEST_KEY
+from games.edge.guests import GUEST_KEY
 from yachtsite.asgi import application
 
 

@@ -9,10 +9,10 @@ import re
 import pytest
 from asgiref.sync import sync_to_async
 
+from games.edge.guests import GUEST_KEY
 from games.models import Game, Player
 from games.play import services
 from games.rules import Roll, Score
-from games.web.guests import GUEST_KEY
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

@@ -11,7 +11,7 @@ from channels.layers import InMemoryChannelLayer
 
 from games.live import memorylayer
 from games.live.memorylayer import SharedCopyInMemoryChannelLayer
-from games.live.process import live
+from games.runtime import runtime
 
 
 async def test_a_group_send_reaches_every_member_in_order() -> None:
@@ -40,9 +40,9 @@ async def test_a_full_channel_misses_a_message_and_the_others_still_get_it() -> 
     assert (await layer.receive(quick))["version"] == 1
     # slow has read nothing: its queue is full and it misses version 3,
     # which the operator sees counted.
-    missed = live.counts["inbox_overflows"]
+    missed = runtime.counts["inbox_overflows"]
     await layer.group_send("game", {"type": "game.snapshot", "version": 3})
-    assert live.counts["inbox_overflows"] == missed + 1
+    assert runtime.counts["inbox_overflows"] == missed + 1
     assert [(await layer.receive(slow))["version"] for _ in range(2)] == [1, 2]
     assert [(await layer.receive(quick))["version"] for _ in range(2)] == [2, 3]
 

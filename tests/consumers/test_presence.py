@@ -9,35 +9,26 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
-from games.live import presence as presences
-from games.live.presence import Entry, presence
+from games.live.presence import Entry, Presence, presence
+from games.runtime import runtime
 from tests import factories
+from tests.clocks import HandClock
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 GRACE = 5.0
 
 
-class Clock:
-    """The wall clock presence dates its entries by, moved by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def clock(monkeypatch, settings):
+    """The wall clock presence dates its entries by, moved by hand; what the
+    process knew under earlier tests' clocks starts afresh."""
     settings.YACHT_PRESENCE_GRACE_SECONDS = GRACE
     settings.YACHT_PRESENCE_TTL_SECONDS = 15.0
-    fake = Clock()
-    monkeypatch.setattr(presences, "clock", fake)
-    # What the process knew under earlier tests' clocks starts afresh.
-    monkeypatch.setattr(presence, "games", {})
-    monkeypatch.setattr(presence, "_renewed", float("-inf"))
-    return fake
+    fake = HandClock(1_000_000.0)
+    monkeypatch.setattr(runtime, "clock", fake)
+    with runtime.swap(Presence, Presence()):
+        yield fake
 
 
 async def presence_until(client, wanted: dict[str, str]) -> list[dict[str, str]]:
@@ -64,23 +55,23 @@ async def a_table(connect):
 async def test_the_others_see_a_seat_go_from_online_to_gone_once_its_grace_is_over(connect, clock):
     game, ana, bo = await a_table(connect)
     await ana.ws.disconnect()
-    clock.now += GRACE - 1
-    await presence.tick()
-    assert await presence.states(game.token) == {0: "online", 1: "online"}
-    clock.now += 2
-    await presence.tick()
+    clock.wall += GRACE - 1
+    await presence().tick()
+    assert await presence().states(game.token) == {0: "online", 1: "online"}
+    clock.wall += 2
+    await presence().tick()
     assert await presence_until(bo, {"1": "online"})
 
 
 async def test_a_reconnect_within_the_grace_never_shows_the_seat_gone(connect, clock):
     game, ana, bo = await a_table(connect)
     await ana.ws.disconnect()
-    clock.now += GRACE - 2
-    await presence.tick()
+    clock.wall += GRACE - 2
+    await presence().tick()
     again = await connect(game.token, "ana")
     await again.table()
-    clock.now += GRACE * 3
-    await presence.tick()
+    clock.wall += GRACE * 3
+    await presence().tick()
     # Bo's own page going out of view is pushed after anything the ticks
     # pushed: every presence Bo heard before it is in ``seen``.
     await bo.send({"action": "presence", "away": 1})
@@ -114,11 +105,11 @@ async def test_the_seats_of_a_process_that_stopped_renewing_them_run_out(connect
     await bo.table()
     # Ana's socket on another process, which then died: its entry is never
     # renewed nor shortened.
-    await presence._put(game.token, {"elsewhere": Entry(0, "online", clock.now + 15)})
-    await presence.look(game.token)
+    await presence()._put(game.token, {"elsewhere": Entry(0, "online", clock.wall + 15)})
+    await presence().look(game.token)
     await presence_until(bo, {"0": "online", "1": "online"})
-    clock.now += 16
-    await presence.tick()
+    clock.wall += 16
+    await presence().tick()
     assert await presence_until(bo, {"1": "online"})
 
 

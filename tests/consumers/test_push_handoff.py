@@ -8,9 +8,8 @@ from typing import Any, cast
 
 from asgiref.sync import sync_to_async
 
-from games.live import broadcast
-from games.live.process import live
-from games.play import botplay
+from games.live import botplay, broadcast
+from games.runtime import runtime
 from games.store.selectors import Snapshot
 
 
@@ -43,7 +42,7 @@ async def test_the_committing_thread_does_not_wait_and_pushes_leave_in_commit_or
 ):
     layer = HeldLayer()
     monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
-    monkeypatch.setattr(live, "loop", asyncio.get_running_loop())
+    monkeypatch.setattr(runtime.loop, "loop", asyncio.get_running_loop())
 
     def commit_three() -> None:
         for version in (1, 2, 3):
@@ -53,7 +52,7 @@ async def test_the_committing_thread_does_not_wait_and_pushes_leave_in_commit_or
     await asyncio.wait_for(sync_to_async(commit_three)(), timeout=3)
     assert layer.sent == []
     layer.go.set()
-    await live.settle()
+    await runtime.loop.settle()
     assert layer.sent == [1, 2, 3]
 
 
@@ -61,7 +60,7 @@ async def test_a_game_whose_push_is_slow_does_not_hold_up_another_games(monkeypa
     layer = HeldLayer()
     layer.held_game = "slow"
     monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
-    monkeypatch.setattr(live, "loop", asyncio.get_running_loop())
+    monkeypatch.setattr(runtime.loop, "loop", asyncio.get_running_loop())
 
     await sync_to_async(broadcast.push_snapshot)(snap(1, "slow"))
     await sync_to_async(broadcast.push_snapshot)(snap(2, "fast"))
@@ -71,7 +70,7 @@ async def test_a_game_whose_push_is_slow_does_not_hold_up_another_games(monkeypa
         await asyncio.sleep(0.01)
     assert layer.sent == [2]
     layer.go.set()
-    await live.settle()
+    await runtime.loop.settle()
     assert layer.sent == [2, 1]
 
 
@@ -82,15 +81,15 @@ async def test_a_push_that_fails_on_the_loop_is_logged_and_the_next_still_leaves
     layer.failing.add(1)
     layer.go.set()
     monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
-    monkeypatch.setattr(live, "loop", asyncio.get_running_loop())
+    monkeypatch.setattr(runtime.loop, "loop", asyncio.get_running_loop())
 
     await sync_to_async(broadcast.push_snapshot)(snap(1))
     await sync_to_async(broadcast.push_snapshot)(snap(2))
-    await live.settle()
+    await runtime.loop.settle()
     assert layer.sent == [2]
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert any("could not push version 1" in r.getMessage() for r in warnings)
-    assert live.counts["pushes_failed"] >= 1
+    assert runtime.counts["pushes_failed"] >= 1
 
 
 def test_without_a_running_server_loop_the_push_is_sent_before_the_call_returns(monkeypatch):
@@ -99,7 +98,7 @@ def test_without_a_running_server_loop_the_push_is_sent_before_the_call_returns(
     monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
     # A loop that served sockets once but is not running now (a finished test's).
     loop = asyncio.new_event_loop()
-    monkeypatch.setattr(live, "loop", loop)
+    monkeypatch.setattr(runtime.loop, "loop", loop)
     try:
         broadcast.push_snapshot(snap(7))
     finally:
@@ -122,7 +121,7 @@ def test_a_bot_step_scheduled_as_the_loop_closes_is_dropped_without_failing_the_
         def call_soon_threadsafe(self, *args: Any, **kwargs: Any) -> None:
             raise RuntimeError("Event loop is closed")
 
-    monkeypatch.setattr(live, "loop", Closing())
+    monkeypatch.setattr(runtime.loop, "loop", Closing())
     bot_turn = cast(
         Snapshot,
         {
@@ -135,7 +134,7 @@ def test_a_bot_step_scheduled_as_the_loop_closes_is_dropped_without_failing_the_
             "duplicate": None,
         },
     )
-    assert live.call_soon(print) is False
+    assert runtime.loop.call_soon(print) is False
     botplay.schedule(bot_turn)  # must not raise: it runs after the commit
 
 
@@ -143,10 +142,10 @@ async def test_work_handed_to_the_loop_that_crashes_is_logged_with_its_traceback
     async def broken() -> None:
         raise ZeroDivisionError("a bug in a bot step")
 
-    before = live.counts["bot_step_crashed"]
-    live.spawn(broken(), what="bot_step")
-    await live.settle()
-    assert live.counts["bot_step_crashed"] == before + 1
+    before = runtime.counts["bot_step_crashed"]
+    runtime.loop.spawn(broken(), what="bot_step")
+    await runtime.loop.settle()
+    assert runtime.counts["bot_step_crashed"] == before + 1
     errors = [r for r in caplog.records if r.levelno == logging.ERROR]
     assert any(r.exc_info and r.exc_info[0] is ZeroDivisionError for r in errors)
 
@@ -157,8 +156,10 @@ def test_a_failing_after_commit_listener_neither_escapes_nor_stops_the_next(monk
     def broken(snap: dict[str, Any]) -> None:
         raise RuntimeError("listener bug")
 
-    monkeypatch.setattr(live, "after_commit", [broken, lambda snap: heard.append(snap["version"])])
-    live.committed(snap(3))  # must not raise: the action is already committed
+    monkeypatch.setattr(
+        runtime.commits, "after_commit", [broken, lambda snap: heard.append(snap["version"])]
+    )
+    runtime.commits.committed(snap(3))  # must not raise: the action is already committed
     assert heard == [3]
 
 
@@ -169,7 +170,7 @@ def test_settling_forgets_work_stranded_on_a_loop_that_closed():
         await asyncio.get_running_loop().create_future()
 
     async def strand() -> asyncio.Task[Any]:
-        task = live.spawn(waiting_forever(), what="push")
+        task = runtime.loop.spawn(waiting_forever(), what="push")
         await asyncio.sleep(0)  # started, then left waiting
         return task
 
@@ -184,11 +185,11 @@ def test_settling_forgets_work_stranded_on_a_loop_that_closed():
         async def push() -> None:
             finished.append("push")
 
-        live.spawn(push(), what="push")
-        await asyncio.wait_for(live.settle(), timeout=5)
+        runtime.loop.spawn(push(), what="push")
+        await asyncio.wait_for(runtime.loop.settle(), timeout=5)
 
     asyncio.run(later_test())
     assert finished == ["push"]
-    assert stranded not in live._tasks
+    assert stranded not in runtime.loop.pending()
     # Left pending on purpose: asyncio need not warn that it was destroyed so.
     stranded._log_destroy_pending = False  # type: ignore[attr-defined]

@@ -17,8 +17,8 @@ from django.conf import settings
 from redis import utils as redis_utils
 from redis.asyncio import Redis
 
-from games.live import limits
 from games.live.redislayer import OwnReaderRedisChannelLayer
+from games.store import quotas
 
 pytestmark = pytest.mark.skipif(
     not settings.REDIS_URL, reason="needs REDIS_URL (runs in CI's PostgreSQL + Redis pass)"
@@ -188,6 +188,6 @@ async def test_new_connections_do_not_introduce_themselves(monkeypatch):
     before = await connections_received()
     await asyncio.gather(*(made.group_discard("storm", f"gone.{n}") for n in range(20)))
     # The limits' own clients, as a socket's connect counts itself.
-    assert await limits.connect_allowed(address="203.0.113.9")
+    assert await quotas.connect_allowed(address="203.0.113.9")
     # Made here, so the check above had connections to catch.
     assert await connections_received() - before >= 20

@@ -3,7 +3,6 @@ answered from what it was last sent, not with a database read each time;
 the sockets of one game share one read a second between them."""
 
 import asyncio
-from types import SimpleNamespace
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -12,6 +11,7 @@ from games.live import consumers
 from games.play import services
 from games.runtime import runtime
 from tests import factories
+from tests.clocks import HandClock
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -19,8 +19,8 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 @pytest.fixture
 def clock(monkeypatch):
     """The sockets' clock, moved by hand; syncs read the game once a second."""
-    now = SimpleNamespace(value=1000.0)
-    monkeypatch.setattr(consumers, "time", SimpleNamespace(monotonic=lambda: now.value))
+    now = HandClock(1000.0, intervals_too=True)
+    monkeypatch.setattr(runtime, "clock", now)
     monkeypatch.setattr(consumers, "SYNC_READS_EVERY", 1.0)
     with runtime.swap(consumers.SyncReads, consumers.SyncReads()):
         yield now
@@ -56,7 +56,7 @@ async def test_asks_within_a_second_are_answered_from_what_the_socket_was_sent(
     assert (await watcher.receive())["type"] == "current"
     assert reads == ["game_sync"], "the first ask reads the game"
     for _ in range(5):
-        clock.value += 0.1
+        clock.wall += 0.1
         await watcher.send({"action": "sync", "version": 0})
         again = await watcher.receive()
         assert (again["type"], again["version"]) == ("table", shown["version"])
@@ -70,7 +70,7 @@ async def test_an_ask_a_second_later_reads_the_game_again(connect, clock, reads)
     reads.clear()
     await watcher.send({"action": "sync", "version": shown["version"]})
     await watcher.receive()
-    clock.value += 1.0
+    clock.wall += 1.0
     await watcher.send({"action": "sync", "version": shown["version"]})
     assert (await watcher.receive())["type"] == "current"
     assert reads == ["game_sync", "game_sync"]
@@ -92,7 +92,7 @@ async def test_the_sockets_of_one_game_share_a_read_a_second_between_them(connec
         await client.send({"action": "sync", "version": version})
         assert (await client.receive())["type"] == "current"
     assert reads == ["game_sync"], "the second socket's ask shared the first's read"
-    clock.value += 1.0
+    clock.wall += 1.0
     await second.send({"action": "sync", "version": version})
     assert (await second.receive())["type"] == "current"
     assert reads == ["game_sync", "game_sync"]
@@ -105,7 +105,7 @@ async def test_a_socket_not_shown_the_version_another_read_found_reads_the_game_
     # The first socket's read found a version whose push never reached the
     # second (lost between processes, say): the second must not be told
     # it is current on the strength of that read.
-    consumers.sync_reads().note(token, clock.value, version + 1)
+    consumers.sync_reads().note(token, clock.wall, version + 1)
     reads.clear()
     await second.send({"action": "sync", "version": version})
     await second.receive()
@@ -124,7 +124,7 @@ async def test_a_socket_still_reads_for_itself_once_a_minute_however_often_other
             await client.send({"action": "sync", "version": version})
             assert (await client.receive())["type"] == "current"
             read_for_second += client is second and len(reads) > before
-        clock.value += 1.0
+        clock.wall += 1.0
     # The first always asks first and reads for both, but the second's own
     # read (which renews its group membership) comes within the minute.
     assert read_for_second >= 1

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from games.live.process import live
 from games.models import Game, Move
 from games.play import services
 from games.present.rendering import table_message
 from games.rules import Roll, fairness
+from games.runtime import runtime
 from games.store.selectors import Snapshot, game_rolls, game_snapshot
 
 from .conftest import play_turns
@@ -95,7 +95,7 @@ def test_the_seed_is_in_no_push_until_the_game_ends_and_then_it_is(
     django_capture_on_commit_callbacks: Any,
 ):
     pushed: list[Snapshot] = []
-    monkeypatch.setattr(live, "after_commit", [pushed.append])
+    monkeypatch.setattr(runtime.commits, "after_commit", [pushed.append])
     with django_capture_on_commit_callbacks(execute=True):
         game = started_game(2)
         game = play_turns(game)

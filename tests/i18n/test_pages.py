@@ -10,12 +10,12 @@ from django.test import Client
 from django.utils import translation
 from django.utils.html import escape
 
+from games.edge.guests import GUEST_KEY
 from games.models import MAX_SEATS, Game, Move, Player
 from games.play import services
 from games.present import rendering
 from games.present.messages import error_message
 from games.rules import Roll, Score, get_ruleset
-from games.web.guests import GUEST_KEY
 
 pytestmark = pytest.mark.django_db
 

@@ -9,11 +9,11 @@ import pytest
 from django.template.loader import render_to_string
 from django.test import Client
 
+from games.edge.guests import GUEST_KEY
 from games.models import Game
 from games.play import services
 from games.present.rules_pages import best_box
 from games.rules import Roll, Score, get_ruleset
-from games.web.guests import GUEST_KEY
 
 pytestmark = pytest.mark.django_db
 

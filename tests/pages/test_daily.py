@@ -12,13 +12,14 @@ import pytest
 import time_machine
 from django.db import IntegrityError
 from django.test import Client
+from django.utils import timezone
 
+from games.edge.guests import GUEST_KEY
 from games.models import DailyChallenge, DailyEntry, Game, Player
 from games.play import daily, services
 from games.present.rendering import table_message
 from games.rules import GameError, fairness
 from games.store.selectors import game_snapshot
-from games.web.guests import GUEST_KEY
 
 pytestmark = pytest.mark.django_db
 
@@ -111,8 +112,8 @@ def test_once_the_day_is_over_the_board_ranks_with_losses_reviews_and_the_perfec
     cy = daily.daily_enter(guest_id="cy", name="Cy", address="192.0.2.3")
     day = daily.today()
     challenge = DailyChallenge.objects.get(day=day)
-    later = daily.timezone.now() + timedelta(days=1)
-    with mock.patch("games.play.daily.timezone.now", return_value=later):
+    later = timezone.now() + timedelta(days=1)
+    with time_machine.travel(later, tick=False):
         board = client.get(f"/en/daily/{day.isoformat()}/").content.decode()
         with pytest.raises(GameError) as refused:
             services.game_roll(token=cy.token, guest_id="cy", version=cy.version)
@@ -169,9 +170,9 @@ def test_a_stranger_sees_nothing_of_a_daily_entry_and_its_review_waits_for_the_d
     assert table_message(snap, 0, "en")["state"]["seats"][0]["boxes"]
     as_guest(client, "ana")
     assert client.get(f"/en/g/{ana.token}/review/").status_code == 200
-    later = daily.timezone.now() + timedelta(days=1)
+    later = timezone.now() + timedelta(days=1)
     client.cookies.clear()
-    with mock.patch("games.play.daily.timezone.now", return_value=later):
+    with time_machine.travel(later, tick=False):
         assert client.get(f"/en/g/{ana.token}/review/").status_code == 200
 
 
@@ -201,7 +202,7 @@ def test_a_second_browser_on_the_same_network_is_refused_and_offered_an_ordinary
 
 def test_a_network_enters_again_the_next_day():
     assert enter("203.0.113.5", "Clair", "ana").status_code == 302
-    tomorrow = daily.timezone.now() + timedelta(days=1)
+    tomorrow = timezone.now() + timedelta(days=1)
     with time_machine.travel(tomorrow, tick=False):
         assert enter("203.0.113.5", "Bo", "bo").status_code == 302
         assert DailyChallenge.objects.get(day=daily.today()).entries.count() == 1
@@ -272,3 +273,24 @@ def test_the_board_says_what_an_entry_proves(client, language, line):
     daily_page = client.get(f"/{language}/daily/").content.decode()
     board = client.get(f"/{language}/daily/{daily.today().isoformat()}/").content.decode()
     assert line in daily_page and line in board
+
+
+def test_the_days_board_reads_the_same_few_queries_for_two_entries_or_four():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries_for_the_board(entries: int) -> int:
+        challenge = DailyChallenge.objects.get(day=daily.today())
+        with CaptureQueriesContext(connection) as seen:
+            board = daily.daily_board(challenge)
+        assert len(board.rows) == entries
+        totals = [row.total for row in board.rows]
+        assert totals == sorted(totals, reverse=True) and all(t > 0 for t in totals)
+        return len(seen)
+
+    seen = {}
+    for n in range(1, 5):
+        entry = daily.daily_enter(guest_id=f"g{n}", name=f"P{n}", address=f"192.0.2.{n + 10}")
+        play_to_the_end(entry, f"g{n}")
+        seen[n] = queries_for_the_board(n)
+    assert seen[4] == seen[2] <= 3

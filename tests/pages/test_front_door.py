@@ -8,9 +8,9 @@ import re
 import pytest
 from django.test import Client
 
+from games.edge.guests import GUEST_KEY
 from games.models import DailyEntry, Game, Player
 from games.play import daily
-from games.web.guests import GUEST_KEY
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -5,14 +5,14 @@ answer, with this process's open sockets and what it could not deliver.
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games.live.process import live
+from games.runtime import runtime
 
 
 def test_health_answers_with_the_processes_counts_after_one_question_to_the_database(
     client, db, settings
 ):
     settings.REDIS_URL = ""
-    live.counts["pushes_failed"] += 1
+    runtime.counts["pushes_failed"] += 1
     with CaptureQueriesContext(connection) as queries:
         response = client.get("/health/")
     assert response.status_code == 200
@@ -20,7 +20,7 @@ def test_health_answers_with_the_processes_counts_after_one_question_to_the_data
     assert body["status"] == "ok"
     assert body["database"] == "up"
     assert body["redis"] == "not used"
-    assert body["counts"]["pushes_failed"] == live.counts["pushes_failed"]
+    assert body["counts"]["pushes_failed"] == runtime.counts["pushes_failed"]
     assert isinstance(body["sockets"], int)
     assert len(queries) == 1
 

@@ -9,10 +9,10 @@ import re
 import pytest
 
 from games import rules
+from games.edge.guests import GUEST_KEY
 from games.models import Game, Player
 from games.play import services
-from games.store import records
-from games.web.guests import GUEST_KEY
+from games.present import charts
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -131,14 +131,14 @@ def test_my_stats_say_so_when_there_is_nothing_finished(client):
 
 
 def test_the_score_chart_marks_its_axis_at_round_numbers_above_the_best_score():
-    marks = records.chart([120, 187, 95])
+    marks = charts.score_chart([120, 187, 95])
     assert marks["top"] == 200
     ticks = marks["ticks"]
     assert [t["label"] for t in ticks] == [0, 100, 200]
     heights = {t["label"]: float(t["y"]) for t in ticks}
     # 0 on the bottom edge of the drawing, the top on its top edge.
-    assert heights[0] == records.CHART_HEIGHT - records.CHART_PAD
-    assert heights[200] == records.CHART_PAD and heights[100] == (heights[0] + heights[200]) / 2
+    assert heights[0] == charts.CHART_HEIGHT - charts.CHART_PAD
+    assert heights[200] == charts.CHART_PAD and heights[100] == (heights[0] + heights[200]) / 2
     # Each score's dot sits at its height on that axis, oldest on the left.
     dots = marks["dots"]
     for dot, score in zip(dots, (120, 187, 95), strict=True):
@@ -147,5 +147,31 @@ def test_the_score_chart_marks_its_axis_at_round_numbers_above_the_best_score():
     xs = [float(d["x"]) for d in dots]
     assert xs == sorted(xs) and xs[0] == marks["left"] and xs[-1] == marks["right"]
     # A best score on a round number is the top; none at all still has an axis.
-    assert records.chart([150])["top"] == 150
-    assert [t["label"] for t in records.chart([])["ticks"]] == [0, 25, 50]
+    assert charts.score_chart([150])["top"] == 150
+    assert [t["label"] for t in charts.score_chart([])["ticks"]] == [0, 25, 50]
+
+
+def titles(html: str) -> list[str]:
+    return [
+        " ".join(t.split()) for t in re.findall(r'<span class="my-game-title">(.*?)</span>', html)
+    ]
+
+
+def test_my_games_titles_each_game_by_its_rule_set_and_who_else_played_it(client):
+    factories.started_game(3, ruleset="yatzy")
+    factories.started_game(1, guests=("bo",))
+    with_bots = factories.started_game(3, bot_level="perfect", joined=1, guests=("bo",))
+    bots = list(with_bots.players.exclude(guest_id="bo").values_list("name", flat=True))
+    as_guest(client, "bo")
+    listed = titles(client.get("/en/my/games/").content.decode())
+    assert listed == [f"Yacht against {', '.join(bots)}", "Yacht, alone", "Yatzy against Ana, Cy"]
+    assert titles(client.get("/es/my/games/").content.decode())[1] == "Yacht en solitario"
+
+
+def test_my_games_titles_a_daily_entry_by_its_day(client):
+    from games.play import daily
+
+    daily.daily_enter(guest_id="ana", name="Ana", address="192.0.2.1")
+    day = daily.today()
+    listed = titles(as_guest(client, "ana").get("/en/my/games/").content.decode())
+    assert listed == [f"Daily challenge of {day.month:02d}/{day.day:02d}/{day.year}"]

@@ -13,8 +13,8 @@ from django.conf import settings
 from django.core.signals import request_started
 from django.core.wsgi import get_wsgi_application
 
-from games.live.process import live
 from games.play import services
+from games.runtime import runtime
 from yachtsite import pages
 from yachtsite.asgi import application
 
@@ -86,10 +86,10 @@ async def test_a_page_is_served_on_the_page_threads_without_a_thread_of_its_own(
 
 
 async def test_a_view_s_commit_pushes_through_the_loop_that_serves_the_page():
-    live.loop = None
+    runtime.loop.loop = None
     status, _ = await fetch(application, "/health/")
     assert status == 200
-    assert live.running() is asyncio.get_running_loop()
+    assert runtime.loop.running() is asyncio.get_running_loop()
 
 
 async def test_a_body_sent_slowly_holds_no_page_thread():

@@ -15,9 +15,9 @@ from markupsafe import Markup
 
 from games import rules
 from games.models import Game, Player
-from games.present.rendering import table_context, table_html
+from games.present.rendering import announcement, table_context, table_html, table_message
 from games.rules.engine import Hold
-from games.store.selectors import Snapshot, last_action, snapshot
+from games.store.selectors import Snapshot, last_action, seen_by, snapshot
 from yachtsite.jinja2 import in_language, words
 
 LANGUAGES = ("en", "es", "it", "ca")
@@ -109,3 +109,22 @@ def test_a_format_after_compiled_words_still_escapes_what_it_puts_in():
     html = template.render(name="<b>Bo</b>", word="Dice", x=Words(), _=words("en"))
     # The values put into the words are escaped, the words themselves are not.
     assert html == "&lt;b&gt;Bo&lt;/b&gt;'s turn|Dice|[Dice]"
+
+
+@pytest.mark.parametrize("asking", ["en", "ca"])
+def test_a_pushed_table_says_what_the_page_says_in_its_language_whatever_the_caller_s(asking):
+    """A push is rendered in its socket's language (the language the render
+    remembers for its words) while the caller may have another one active;
+    the page renders in the language of its request. Both say the same."""
+    compared = 0
+    for language in LANGUAGES:
+        for snap in whole_game("yacht"):
+            for me in (0, 2, None):
+                with translation.override(asking):
+                    pushed = table_message(snap, me, language)
+                with translation.override(language):
+                    seen = seen_by(snap, me)
+                    assert pushed["html"] == table_html(table_context(seen, me))
+                    assert pushed["announce"] == announcement(seen, me)
+                compared += 1
+    assert compared > 4 * 3 * 12

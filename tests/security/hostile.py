@@ -33,6 +33,7 @@ from django.utils import translation
 from hypothesis import strategies as st
 
 from games import rules
+from games.edge.guests import GUEST_KEY
 from games.live import consumers
 from games.models import BOT_LEVELS, BOT_PACES, Game, Move, Player, ScoreEntry
 from games.play import actions, chat, services
@@ -40,7 +41,6 @@ from games.play.actions import Declaration, Positions, Text, Whole
 from games.present.messages import MESSAGES, error_message
 from games.rules import GameState, Hold, Roll, Score, ScriptedDice
 from games.store.selectors import game_players, game_state
-from games.web.guests import GUEST_KEY
 from yachtsite.asgi import application
 
 LANGUAGES = ["en", "es", "it", "ca"]

@@ -120,12 +120,13 @@ def test_an_ipv6_subscriber_is_one_client_whatever_address_of_its_64_it_uses(set
     groups = {address_group(f"2001:db8:0:1::{n}") for n in range(1, 5)}
     assert groups == {"2001:db8:0:1::/64"}
     assert address_group("2001:db8:0:2::1") != address_group("2001:db8:0:1::1")
+    sockets = limits.SocketCounts()
     claims = [
-        limits.sockets.claim(address=f"2001:db8:0:1::{n}", guest=f"g{n}", token=f"t{n}")
+        sockets.claim(address=f"2001:db8:0:1::{n}", guest=f"g{n}", token=f"t{n}")
         for n in range(1, 4)
     ]
     assert claims[2] is None, "a third socket from the same /64 is over a cap of two"
-    assert limits.sockets.claim(address="2001:db8:0:2::1", guest="g9", token="t9") is not None
+    assert sockets.claim(address="2001:db8:0:2::1", guest="g9", token="t9") is not None
 
 
 def test_an_ipv4_address_is_its_own_group_unless_a_wider_prefix_is_configured(settings):

@@ -10,7 +10,6 @@ import html
 import time
 from datetime import timedelta
 from io import StringIO
-from types import SimpleNamespace
 
 import pytest
 import redis
@@ -22,10 +21,12 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone, translation
 
-from games.live import limits
 from games.models import Game
 from games.play import services
 from games.present.messages import error_message
+from games.runtime import runtime
+from games.store import quotas
+from tests.clocks import HandClock
 
 FORM = {"name": "Ana", "seats": 1, "ruleset": "yacht"}
 
@@ -94,7 +95,7 @@ def test_past_the_busy_level_the_heaviest_address_group_is_refused_first(setting
     if django_settings.REDIS_URL:
         # Counted where every process sees it: one sorted set of groups an hour.
         client = redis.Redis.from_url(django_settings.REDIS_URL, decode_responses=True)
-        hour = int(time.time() // limits.CREATE_WINDOW)
+        hour = int(time.time() // quotas.CREATE_WINDOW)
         groups = client.zrange(f"yacht:limit:create-groups:{hour}", 0, -1, withscores=True)
         client.close()
         assert groups == [("192.0.2.2", 5.0), ("192.0.2.1", 8.0)]
@@ -207,13 +208,11 @@ def test_a_group_starting_games_in_a_row_is_paced_while_a_fresh_group_starts_at_
     settings.YACHT_GAMES_PACE_PER_ADDRESS = 3
     settings.YACHT_GAMES_PACE_SECONDS = 20
     start = time.time()
-    now = [start]
-    monkeypatch.setattr(
-        limits, "time", SimpleNamespace(time=lambda: now[0], monotonic=time.monotonic)
-    )
+    clock = HandClock(start)
+    monkeypatch.setattr(runtime, "clock", clock)
     assert [create("198.51.100.7") for _ in range(5)] == [302] * 3 + [429] * 2
     page = Client(REMOTE_ADDR="198.51.100.7").post("/en/", FORM)
     assert error_message("creating_too_fast") in html.unescape(page.content.decode())
     assert create("2001:db8:9::1") == 302, "another group is not held back by this one"
-    now[0] = start + 45  # two windows on, the group's tries have aged out
+    clock.wall = start + 45  # two windows on, the group's tries have aged out
     assert create("198.51.100.7") == 302

@@ -20,11 +20,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import translation
 from django.utils.html import escape
 
+from games.edge.guests import GUEST_KEY
 from games.models import Game, Player
 from games.play import services
 from games.present.messages import error_message
 from games.rules import GameError
-from games.web.guests import GUEST_KEY
 from yachtsite.asgi import application
 
 ROOT = Path(__file__).resolve().parents[2]

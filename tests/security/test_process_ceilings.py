@@ -10,31 +10,31 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
-from types import SimpleNamespace
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
 
-from games.live import limits
-from games.live.process import live
+from games.live import botplay, limits
 from games.models import Game
-from games.play import botplay, services
+from games.play import services
 from games.runtime import runtime
+from games.store import quotas
+from tests.clocks import HandClock
 from tests.consumers.conftest import Client
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
 @pytest.fixture(autouse=True)
-def fresh_counts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def fresh_counts() -> Iterator[None]:
     # The process's counts start empty, whatever earlier tests left open.
-    monkeypatch.setattr(limits, "sockets", limits.SocketCounts())
-    monkeypatch.setattr(limits, "chat_deliveries", limits.ChatDeliveries())
     with (
+        runtime.swap(limits.SocketCounts, limits.SocketCounts()),
+        runtime.swap(limits.ChatDeliveries, limits.ChatDeliveries()),
         runtime.swap(botplay.BotSlots, botplay.BotSlots()),
-        runtime.swap(limits.ChatHolds, limits.ChatHolds()),
+        runtime.swap(quotas.ChatHolds, quotas.ChatHolds()),
     ):
         yield
 
@@ -169,7 +169,7 @@ async def test_a_game_of_bots_alone_that_ends_gives_its_slot_to_one_waiting(monk
         "_start",
         lambda token, version, bots_only, pace: started_steps.append((token, version, pace)),
     )
-    monkeypatch.setattr(limits.sockets, "watching", lambda token: 1)
+    monkeypatch.setattr(limits.sockets(), "watching", lambda token: 1)
     slots = botplay.slots()
     assert slots.admit("first", 3)
     assert not slots.admit("second", 7)
@@ -229,10 +229,11 @@ async def test_the_chat_pace_is_per_game_so_other_tables_chat_on(connect, settin
 
 
 async def test_lines_into_a_chat_found_past_its_pace_are_refused_before_the_game_is_read(
-    connect, settings, monkeypatch, time_machine
+    connect, settings, monkeypatch
 ):
     settings.YACHT_CHAT_LINES_PER_GAME = 1
-    time_machine.move_to(datetime(2026, 12, 6, 12, 0, 4, tzinfo=UTC), tick=False)
+    clock = HandClock(datetime(2026, 12, 6, 12, 0, 4, tzinfo=UTC).timestamp())
+    monkeypatch.setattr(runtime, "clock", clock)
     game = await started()
     ana = await connect(game.token, "ana")
     await ana.table()
@@ -253,7 +254,7 @@ async def test_lines_into_a_chat_found_past_its_pace_are_refused_before_the_game
     assert refused["code"] == "chat_busy" and refused["message"]
     assert said == []
     # Once the table's count has room again, lines are read and said.
-    time_machine.shift(timedelta(seconds=20))
+    clock.wall += 20
     await ana.send({"action": "chat", "text": "four"})
     assert "four" in (await chat_or_table(ana))["html"]
     assert [line["text"] for line in said] == ["four"]
@@ -261,18 +262,18 @@ async def test_lines_into_a_chat_found_past_its_pace_are_refused_before_the_game
 
 @pytest.mark.parametrize(("after_the_hold", "line_fits"), [(-0.05, False), (0.001, True)])
 async def test_a_chat_is_held_exactly_as_long_as_its_shared_count_has_no_room_for_a_line(
-    settings, time_machine, after_the_hold, line_fits
+    settings, monkeypatch, after_the_hold, line_fits
 ):
     settings.YACHT_CHAT_LINES_PER_GAME = 3
-    time_machine.move_to(datetime(2026, 12, 6, 12, 0, 4, tzinfo=UTC), tick=False)
+    clock = HandClock(datetime(2026, 12, 6, 12, 0, 4, tzinfo=UTC).timestamp())
+    monkeypatch.setattr(runtime, "clock", clock)
     token = f"held-{secrets.token_hex(4)}"
-    with runtime.swap(limits.ChatHolds, limits.ChatHolds()):
-        said = [limits.chat_allowed(token=token) for _ in range(5)]
-        assert said == [True, True, True, False, False]
-        until = limits.chat_holds().until[token]
-        time_machine.move_to(until + after_the_hold, tick=False)
-        assert limits.chat_held(token=token) is not line_fits
-        assert limits.chat_allowed(token=token) is line_fits
+    said = [quotas.chat_allowed(token=token) for _ in range(5)]
+    assert said == [True, True, True, False, False]
+    until = quotas.chat_holds().until[token]
+    clock.wall = until + after_the_hold
+    assert quotas.chat_held(token=token) is not line_fits
+    assert quotas.chat_allowed(token=token) is line_fits
 
 
 async def test_past_the_delivery_budget_spectators_miss_a_line_but_players_and_moves_do_not(
@@ -280,14 +281,14 @@ async def test_past_the_delivery_budget_spectators_miss_a_line_but_players_and_m
 ):
     settings.YACHT_CHAT_DELIVERIES_PER_SECOND = 2
     # The budget's clock stands still: no delivery is earned back mid-test.
-    monkeypatch.setattr(limits, "time", SimpleNamespace(time=time.time, monotonic=lambda: 500.0))
+    monkeypatch.setattr(runtime, "clock", HandClock(time.time(), intervals_too=True))
     game = await started()
     ana = await connect(game.token, "ana")
     bo = await connect(game.token, "bo")
     watchers = [await connect(game.token, None) for _ in range(4)]
     for client in (ana, bo, *watchers):
         await client.table()
-    skipped = live.counts["chat_deliveries_skipped"]
+    skipped = runtime.counts["chat_deliveries_skipped"]
     await ana.send({"action": "chat", "text": "hello all"})
     for player in (ana, bo):
         assert (await chat_or_table(player))["type"] == "chat"
@@ -300,5 +301,5 @@ async def test_past_the_delivery_budget_spectators_miss_a_line_but_players_and_m
             first = await chat_or_table(watcher)
         assert first["type"] == "table" and first["version"] == game.version + 1
     assert heard == 2
-    assert live.counts["chat_deliveries_skipped"] == skipped + 2
+    assert runtime.counts["chat_deliveries_skipped"] == skipped + 2
     assert (await chat_or_table(bo))["version"] == game.version + 1

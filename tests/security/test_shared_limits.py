@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -22,6 +20,9 @@ from games.live import consumers, limits
 from games.models import Game
 from games.play import services
 from games.present import rendering
+from games.runtime import runtime
+from games.store import quotas
+from tests.clocks import HandClock
 from tests.consumers.conftest import guest_cookie
 from yachtsite.asgi import application
 
@@ -164,7 +165,7 @@ async def flood(ws: WebsocketCommunicator, messages: int) -> tuple[int, int | No
 def still_window(monkeypatch: pytest.MonkeyPatch) -> None:
     """Counting windows that do not move while the test runs, so that the
     count is exact rather than a sliding estimate across two windows."""
-    monkeypatch.setattr(limits, "time", SimpleNamespace(time=lambda: 1e9, monotonic=time.monotonic))
+    monkeypatch.setattr(runtime, "clock", HandClock(1e9))
 
 
 async def test_a_reconnect_flood_from_one_session_is_held_to_the_sessions_rate(
@@ -205,18 +206,18 @@ async def test_a_reconnect_flood_of_cookie_less_sockets_is_held_to_the_addresss_
 async def test_a_count_slides_over_the_window_before_whether_in_redis_or_here(monkeypatch):
     # In Redis on the PostgreSQL + Redis pass, in this process otherwise:
     # the same counts either way, from the async and the blocking counter.
-    now = SimpleNamespace(time=lambda: 1005.0, monotonic=time.monotonic)
-    monkeypatch.setattr(limits, "time", now)
+    now = HandClock(1005.0)
+    monkeypatch.setattr(runtime, "clock", now)
     counted = [("msg-guest", "g1"), ("msg-addr", "10.9.0.1")]
-    assert await limits._ahits(counted, 10) == [1, 1]
-    assert await limits._ahits(counted[:1], 10) == [2]
+    assert await quotas._ahits(counted, 10) == [1, 1]
+    assert await quotas._ahits(counted[:1], 10) == [2]
     # A fifth into the next window, four fifths of the last one still count.
-    now.time = lambda: 1012.0
-    assert await limits._ahits(counted, 10) == [pytest.approx(1 + 2 * 0.8), pytest.approx(1.8)]
-    assert await sync_to_async(limits._hit)("msg-guest", "g1", 10) == pytest.approx(2 + 1.6)
+    now.wall = 1012.0
+    assert await quotas._ahits(counted, 10) == [pytest.approx(1 + 2 * 0.8), pytest.approx(1.8)]
+    assert await sync_to_async(quotas._hit)("msg-guest", "g1", 10) == pytest.approx(2 + 1.6)
     if django_settings.REDIS_URL:
         # Counted in Redis, not in this process's fallback.
-        assert not limits._local.counts
+        assert not runtime.part(quotas._LocalWindows).counts
         client = redis.Redis.from_url(django_settings.REDIS_URL)
         assert client.get("yacht:limit:msg-guest:g1:101") == b"2"
         assert client.get("yacht:limit:msg-addr:10.9.0.1:100") == b"1"
@@ -262,24 +263,24 @@ async def test_a_process_adds_its_message_counts_to_redis_in_batches(
 ):
     settings.YACHT_MESSAGES_PER_SESSION = 20
     trips = []
-    real = limits._async_script
+    real = quotas._async_script
 
     def counting():
         trips.append(1)
         return real()
 
-    monkeypatch.setattr(limits, "_async_script", counting)
-    monkeypatch.setattr(limits, "FLUSH_SECONDS", 3600)
-    answers = [await limits.message_allowed(address="", guest="g1") for _ in range(25)]
+    monkeypatch.setattr(quotas, "_async_script", counting)
+    monkeypatch.setattr(quotas, "FLUSH_SECONDS", 3600)
+    answers = [await quotas.message_allowed(address="", guest="g1") for _ in range(25)]
     # Exact within the process, though only the first message went to Redis.
     assert answers == [True] * 20 + [False] * 5
     assert len(trips) == 1
     client = redis.Redis.from_url(django_settings.REDIS_URL)
-    key = f"yacht:limit:msg-guest:g1:{int(1e9 // limits.MESSAGE_WINDOW)}"
+    key = f"yacht:limit:msg-guest:g1:{int(1e9 // quotas.MESSAGE_WINDOW)}"
     assert client.get(key) == b"1"
     # The next flush carries the other 24.
-    monkeypatch.setattr(limits, "FLUSH_SECONDS", 0)
-    assert not await limits.message_allowed(address="", guest="g1")
+    monkeypatch.setattr(quotas, "FLUSH_SECONDS", 0)
+    assert not await quotas.message_allowed(address="", guest="g1")
     assert len(trips) == 2
     assert client.get(key) == b"26"
     client.close()
@@ -287,9 +288,9 @@ async def test_a_process_adds_its_message_counts_to_redis_in_batches(
 
 @needs_redis
 async def test_another_process_counts_arrive_with_the_next_flush(still_window, monkeypatch):
-    monkeypatch.setattr(limits, "FLUSH_SECONDS", 0)
-    here, there = limits.SharedMessageCounts(), limits.SharedMessageCounts()
-    window = int(1e9 // limits.MESSAGE_WINDOW)
+    monkeypatch.setattr(quotas, "FLUSH_SECONDS", 0)
+    here, there = quotas.SharedMessageCounts(), quotas.SharedMessageCounts()
+    window = int(1e9 // quotas.MESSAGE_WINDOW)
     key, before = (
         f"yacht:limit:msg-addr:10.9.9.9:{window}",
         f"yacht:limit:msg-addr:10.9.9.9:{window - 1}",
@@ -317,9 +318,9 @@ async def test_a_flush_that_fails_or_is_cancelled_keeps_its_hits_counted(monkeyp
 
         return run
 
-    monkeypatch.setattr(limits, "_async_script", script)
-    counts = limits.SharedMessageCounts()
-    current, previous, _ = limits._windows("msg-guest", "g1", limits.MESSAGE_WINDOW)
+    monkeypatch.setattr(quotas, "_async_script", script)
+    counts = quotas.SharedMessageCounts()
+    current, previous, _ = quotas._windows("msg-guest", "g1", quotas.MESSAGE_WINDOW)
     for _ in range(3):
         counts.hit(current, previous)
     if failure is asyncio.CancelledError:

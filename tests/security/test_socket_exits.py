@@ -22,9 +22,10 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from games.live import consumers, limits
 from games.live.broadcast import group_name
 from games.live.consumers import GameConsumer
-from games.live.process import live
+from games.live.process import open_sockets
 from games.live.redislayer import OwnReaderRedisChannelLayer
 from games.models import Game
+from games.runtime import runtime
 from tests import factories
 from tests.consumers.conftest import guest_cookie
 from yachtsite.asgi import application
@@ -127,8 +128,8 @@ QUEUES_BEFORE: set[str] = set()
 
 
 async def assert_all_given_back(token: str) -> None:
-    assert dict(limits.sockets.open) == {}
-    assert live.sockets == 0
+    assert dict(limits.sockets().open) == {}
+    assert len(open_sockets()) == 0
     assert await members(token) == set()
     assert queues() <= QUEUES_BEFORE
     # And the same player is let in again at once.
@@ -146,7 +147,7 @@ def redis_down(*_args: Any, **_kwargs: Any) -> Any:
 async def game() -> AsyncIterator[Game]:
     made = await started()
     yield made
-    await live.settle()
+    await runtime.loop.settle()
 
 
 async def test_a_socket_whose_group_join_fails_on_connect_says_retry_and_gives_back_its_claims(
@@ -255,7 +256,7 @@ async def test_a_socket_cancelled_while_it_opens_gives_back_its_claims(
     monkeypatch.setattr(get_channel_layer(), "group_add", hangs)
     socket = await Socket.open(game.token)
     await asyncio.wait_for(joining.wait(), 5)
-    assert limits.sockets.open  # counted in, and now cancelled
+    assert limits.sockets().open  # counted in, and now cancelled
     await socket.cancelled()
     monkeypatch.undo()
     await assert_all_given_back(game.token)
@@ -293,7 +294,7 @@ async def test_sockets_closed_at_shutdown_give_back_their_claims(game: Game) -> 
     assert (await socket.first())["type"] == "table"
     # What the process does when daphne begins to shut down: a close frame
     # to every open socket, then every application still running cancelled.
-    await live.close_all(consumers.CLOSE_GOING_AWAY)
+    await open_sockets().close_all(consumers.CLOSE_GOING_AWAY)
     assert await socket.closed_with() == consumers.CLOSE_GOING_AWAY
     await socket.cancelled()
     await assert_all_given_back(game.token)

@@ -5,15 +5,16 @@ are text."""
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games.live import consumers, limits
+from games.live import consumers
 from games.play import actions
+from games.runtime import runtime
 from tests import factories
+from tests.clocks import HandClock
 from yachtsite.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -54,18 +55,16 @@ async def test_a_flood_closes_that_socket_with_4008_after_saying_why_and_no_othe
 
 async def test_a_socket_that_keeps_within_the_rate_is_never_cut_off(connect, monkeypatch):
     # A fast but fair client: a burst, then messages spaced at the refill rate.
-    clock = [1000.0]
-    monkeypatch.setattr(consumers.time, "monotonic", lambda: clock[0])
-    # The counts shared across a client's sockets run on the same clock.
-    monkeypatch.setattr(
-        limits, "time", SimpleNamespace(time=lambda: clock[0], monotonic=lambda: clock[0])
-    )
+    # The socket's own rate and the counts shared across a client's sockets
+    # run on the same clock.
+    clock = HandClock(1000.0, intervals_too=True)
+    monkeypatch.setattr(runtime, "clock", clock)
     game = await started()
     bo = await connect(game.token, "bo")
     await bo.table()
     for n in range(consumers.RATE_BURST * 3):
         if n >= consumers.RATE_BURST:
-            clock[0] += 1 / consumers.RATE_PER_SECOND
+            clock.wall += 1 / consumers.RATE_PER_SECOND
         await bo.send({"action": "sync"})
         assert (await bo.table())["seat"] == 1
 

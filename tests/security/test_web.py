@@ -11,7 +11,6 @@ import sys
 import time
 import uuid
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
@@ -20,10 +19,12 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from games.live import limits
 from games.models import Game, Player
 from games.play import services
 from games.present.messages import error_message
+from games.runtime import runtime
+from games.store import quotas
+from tests.clocks import HandClock
 
 pytestmark = pytest.mark.django_db
 
@@ -150,14 +151,14 @@ def test_games_older_than_an_hour_do_not_count_against_the_limit(client, monkeyp
     settings.YACHT_GAMES_PACE_PER_ADDRESS = 100_000
     form = {"name": "Ana", "seats": 1, "ruleset": "yacht"}
     start = time.time()
-    clock = SimpleNamespace(time=lambda: start, monotonic=time.monotonic)
-    monkeypatch.setattr(limits, "time", clock)
+    clock = HandClock(start)
+    monkeypatch.setattr(runtime, "clock", clock)
     for _ in range(settings.YACHT_GAMES_PER_HOUR):
         client.post("/en/", form)
     refused = client.post("/en/", form)
     assert refused.status_code == 429
     assert error_message("too_many_games") in refused.content.decode()
-    clock.time = lambda: start + 2 * limits.CREATE_WINDOW
+    clock.wall = start + 2 * quotas.CREATE_WINDOW
     assert client.post("/en/", form).status_code == 302
 
 

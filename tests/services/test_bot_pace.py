@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from games.live.process import live
+from games.live import botplay
 from games.models import Game
-from games.play import botplay, services
+from games.play import services
 from games.rules import GameError
+from games.runtime import runtime
 from games.store.selectors import game_snapshot
 from tests import factories
 
@@ -84,8 +85,8 @@ class _Scheduled:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.delays: list[float] = []
-        monkeypatch.setattr(live, "call_soon", self.call_soon)
-        monkeypatch.setattr(live, "spawn", self.spawn)
+        monkeypatch.setattr(runtime.loop, "call_soon", self.call_soon)
+        monkeypatch.setattr(runtime.loop, "spawn", self.spawn)
         monkeypatch.setattr(botplay, "_step", self.step)
 
     def call_soon(self, callback: Callable[..., Any], *args: Any) -> bool:

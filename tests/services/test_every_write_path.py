@@ -22,9 +22,9 @@ from asgiref.sync import sync_to_async
 
 from games import rules
 from games.live import loopmoves
-from games.live.process import live
 from games.models import Game, Move, Player, ScoreEntry
 from games.play import services
+from games.runtime import runtime
 from games.store import dbthreads, writes
 from games.store.known import committed_seats
 from games.store.selectors import duplicate_state, game_players, game_state
@@ -133,9 +133,9 @@ def pushed() -> Iterator[dict[str, list[Any]]]:
     def listen(snap: Any) -> None:
         seen.setdefault(snap["token"], []).append(_timeless(snap))
 
-    live.after_commit.insert(0, listen)
+    runtime.commits.after_commit.insert(0, listen)
     yield seen
-    live.after_commit.remove(listen)
+    runtime.commits.after_commit.remove(listen)
 
 
 @pytest.fixture
@@ -193,7 +193,7 @@ async def test_a_seeded_game_leaves_the_same_rows_and_pushes_on_every_write_path
     ruleset, duplicate, seed, pushed, guarded
 ):
     # Pushes leave through the sockets' loop, as in a server.
-    live.remember(asyncio.get_running_loop())
+    runtime.loop.remember(asyncio.get_running_loop())
     games = [await sync_to_async(_new_game)(ruleset, duplicate) for _ in range(3)]
     locked, by_thread, on_loop = games
     await sync_to_async(_played_locked)(locked, seed)

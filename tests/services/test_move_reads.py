@@ -8,7 +8,6 @@ import pytest
 from django.db import connection, transaction
 from django.db.models import F
 
-from games.live.process import live
 from games.models import Game, Player
 from games.play import services
 from games.rules import GameError, Roll, Score
@@ -62,14 +61,14 @@ def test_a_version_committed_elsewhere_is_read_again_not_taken_from_memory(
     game.refresh_from_db()
     assert committed_seats().get(game.token, game.version) is None
     pushed: list[dict[str, Any]] = []
-    live.after_commit.insert(0, pushed.append)
+    runtime.commits.after_commit.insert(0, pushed.append)
     try:
         with django_capture_on_commit_callbacks(execute=True):
             services.game_act(
                 token=game.token, guest_id="ana", version=game.version, action=Score("choice")
             )
     finally:
-        live.after_commit.remove(pushed.append)
+        runtime.commits.after_commit.remove(pushed.append)
     assert [seat["name"] for seat in pushed[-1]["seats"]] == ["Ana", "Zed"]
     known = committed_seats().get(game.token, game.version + 1)
     assert known is not None and known[1][1].name == "Zed"

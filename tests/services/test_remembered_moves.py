@@ -11,10 +11,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games.live.process import live
 from games.models import Game, Move, ScoreEntry
 from games.play import services
 from games.rules import GameError, Hold, Roll, Score, get_ruleset
+from games.runtime import runtime
 from games.store import writes
 from games.store.known import committed_seats
 from games.store.selectors import game_players, game_state
@@ -193,7 +193,7 @@ def test_each_committed_move_is_pushed_once_whichever_path_wrote_it(committed):
     def push(snap: Any) -> None:
         pushed.append(snap["version"])
 
-    live.after_commit.insert(0, push)
+    runtime.commits.after_commit.insert(0, push)
     try:
         game = committed(factories.started_game(), Roll())
         game = committed(game, Hold(frozenset({0})))
@@ -202,7 +202,7 @@ def test_each_committed_move_is_pushed_once_whichever_path_wrote_it(committed):
         game = Game.objects.get(pk=game.pk)
         game = committed(game, Score("choice"))
     finally:
-        live.after_commit.remove(push)
+        runtime.commits.after_commit.remove(push)
     # The roll made without its commit hooks is not pushed by this test's
     # capture; every other version is, once, in order.
     assert pushed == [game.version - 3, game.version - 2, game.version]

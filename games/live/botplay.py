@@ -20,6 +20,10 @@ others wait, in the order they asked, for one to finish or lose its last
 watcher. Six hundred watched games of bots alone made the pushes of games
 with people in them 18 times slower. A game with a person in it needs no
 slot, and is never held back by these.
+
+The bots' moves are decided and written by play (``services.game_bot_step``);
+when to ask for one, and whether anyone here still watches, is this
+process's live side.
 """
 
 from __future__ import annotations
@@ -27,14 +31,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import time
 from collections.abc import Callable
 
 from django.conf import settings
 from django.db import DatabaseError
 
 from games.live import limits
-from games.live.process import live
+from games.play import services
 from games.rules import GameError
 from games.runtime import runtime
 from games.store import dbthreads
@@ -64,10 +67,10 @@ def schedule(snap: Snapshot) -> None:
     """
     bots_only = not any(seat.get("person") for seat in snap["seats"])
     if bot_to_move(snap):
-        live.call_soon(_start, snap["token"], snap["version"], bots_only, snap["bot_pace"])
+        runtime.loop.call_soon(_start, snap["token"], snap["version"], bots_only, snap["bot_pace"])
     elif bots_only and snap["status"] == "finished":
         # Over: its slot goes to a game waiting for one.
-        live.call_soon(slots().release, snap["token"])
+        runtime.loop.call_soon(slots().release, snap["token"])
 
 
 # A game holding a slot whose steps stopped coming (its last step lost a race
@@ -92,7 +95,7 @@ class BotSlots:
 
     def admit(self, token: str, version: int, pace: str = "normal") -> bool:
         """Whether this game may take its step now; if not, it waits."""
-        now = time.monotonic()
+        now = runtime.clock.monotonic()
         if token not in self.playing:
             for stale in [t for t, at in self.playing.items() if now - at > SLOT_LEASE_SECONDS]:
                 del self.playing[stale]
@@ -112,7 +115,7 @@ class BotSlots:
             version, pace = self.waiting.pop(token)
             # One nobody here watches any more has nothing to wait for: the
             # next socket to connect schedules it again.
-            if limits.sockets.watching(token):
+            if limits.sockets().watching(token):
                 _start(token, version, True, pace)
 
 
@@ -137,7 +140,7 @@ def _start(token: str, version: int, bots_only: bool, pace: str) -> None:
     if bots_only and not slots().admit(token, version, pace):
         return
     pending.add((token, version))
-    task = live.spawn(_step(token, version, bots_only, pause(pace)), what="bot_step")
+    task = runtime.loop.spawn(_step(token, version, bots_only, pause(pace)), what="bot_step")
     task.add_done_callback(lambda _: pending.discard((token, version)))
 
 
@@ -154,10 +157,8 @@ def pause(pace: str, draw: Callable[[float, float], float] = random.uniform) -> 
 
 
 async def _step(token: str, version: int, bots_only: bool, delay: float) -> None:
-    from games.play import services
-
     await asyncio.sleep(delay)
-    if bots_only and not limits.sockets.watching(token):
+    if bots_only and not limits.sockets().watching(token):
         # Nobody here is watching: the game waits for the next socket.
         slots().release(token)
         return
@@ -169,7 +170,7 @@ async def _step(token: str, version: int, bots_only: bool, delay: float) -> None
     except DatabaseError:
         if bots_only:
             slots().release(token)
-        live.counts["bot_steps_failed"] += 1
+        runtime.counts["bot_steps_failed"] += 1
         log.warning(
             "bot step for game %s failed; it resumes on the next connect", token, exc_info=True
         )
