@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.abuse [--seconds 10] [--rounds 3] [--victims 4]
         [--attack spectators,churners,creator] [--addresses 50]
         [--attack creation,tables,botwatch,chat,ipv6]
-        [--database-url URL --redis-url URL] [--port N]
+        [--database-url URL --redis-url URL] [--port N] [--proxy] [--pin]
 
 Starts one daphne (SQLite and the in-memory layer by default; PostgreSQL and
 Redis with the URLs), trusting 127.0.0.1 as its proxy so that each client
@@ -28,10 +28,10 @@ The other attacks each come from a crowd of ``--addresses`` addresses,
 every one within its own limits, and each runs against a server of its own
 (a creation flood's count lasts an hour):
 
-- ``creation``: each address creates its hour's games (each from a fresh
-  session) as fast as they are answered; a visitor from a fresh address
-  creates a game in every phase, and once more after the phases, when the
-  flood has gone on till every address has spent its hour's games; its
+- ``creation``: each address tries to create games (each from a fresh
+  session) as fast as it is answered, refused or not, while attacking,
+  till it has made its hour's games; a visitor from a fresh address
+  creates a game in every phase, and once more after the flood; its
   answers and times are reported;
 - ``tables``: each address opens as many sockets as its connect rate lets
   through at once to a game of its own and asks for the table (`sync`
@@ -44,6 +44,28 @@ every one within its own limits, and each runs against a server of its own
 - ``ipv6``: addresses of one IPv6 /64 open sockets to one game, each as
   many as its connect rate lets through, up to the game's socket cap; the
   report says how many the /64 got.
+
+Two options make the topology production's, so that what is measured is
+what a real attack costs the server:
+
+- ``--proxy`` puts the shipped nginx (deploy/nginx.conf, through
+  scripts/run_cluster.py) in front of daphne, as production runs. The
+  bench's clients reach it from 127.0.0.1, named a TLS terminator, so each
+  client's X-Forwarded-For is believed as a terminator's would be: nginx's
+  own limits count each client's address group, and what nginx refuses
+  never reaches daphne. Without it the clients talk to daphne directly and
+  only the app's limits hold.
+- ``--pin`` keeps the server and the clients off each other's core: daphne
+  and nginx on the first CPU, the bench's clients (victims and attackers)
+  on the second, and the attackers' process at a lower priority than the
+  victims'. An attacker's clients run on machines of their own; on a
+  two-core box without it, the fifty clients' own work (HTTP and websocket
+  framing, JSON) takes the server's CPU, and a victim's client waits behind
+  the attackers' to read its push, neither of which a real attack does.
+  PostgreSQL and Redis run where the system puts them, on either core. On
+  a machine busy with other work the attackers' lower priority also slows
+  the attack itself: compare what the attackers got (answers, sockets
+  opened, tries) before comparing the victims' figures of two runs.
 
 Staying within the limits is the worst they can do: past them sockets are
 closed and new ones refused, which costs the server less; after a refusal
@@ -72,6 +94,7 @@ import itertools
 import json
 import math
 import multiprocessing
+import os
 import statistics
 import subprocess
 import sys
@@ -88,10 +111,10 @@ from urllib.request import HTTPCookieProcessor, Request, build_opener
 
 import redis
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from bench.client import CSRF_FIELD, GAME_PATH
-from scripts.run_cluster import Cluster
+from scripts.run_cluster import Cluster, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACKER = "198.51.100.66"
@@ -101,6 +124,9 @@ ATTACKER = "198.51.100.66"
 # what earlier phases did from the same address.
 VICTIM_PAIRS = itertools.count()
 VISITOR = "192.0.2.{}"
+# What the victims were told instead of their pushes: errors by code (an
+# honest player is never meant to hear one).
+VICTIMS_TOLD: Counter[str] = Counter()
 MOVE_EVERY = 0.1
 # Of each limit the attackers use this share: the server's windows are
 # estimates, and a refusal would cost them a back-off.
@@ -118,6 +144,10 @@ SPECTATOR_OPEN_EVERY = 0.8
 BACK_OFF = 2.0
 # After the attack starts or stops, before the victims are measured.
 SETTLE = 1.0
+# With --pin, the attackers' clients share a CPU with the victims': they
+# run below the victims' priority, as on machines of their own they would
+# not delay the victims' clients at all.
+ATTACKERS_NICENESS = 10
 # The goal: the victims' p99 while attacked at most this many times at rest.
 GOAL = 2.0
 PARTS = ("spectators", "churners", "creator")
@@ -224,8 +254,10 @@ class Limits:
         return min(self["CONNECTS_PER_ADDRESS"], self["SOCKETS_PER_ADDRESS"])
 
     def code_of(self, page: str) -> str:
+        """The refusal's code, or "nginx" for the proxy's own page."""
         text = html.unescape(page)
-        return next((code for code, message in self.messages.items() if message in text), "?")
+        found = next((code for code, message in self.messages.items() if message in text), "?")
+        return "nginx" if found == "?" and "<center>nginx" in text else found
 
 
 @dataclass
@@ -270,6 +302,7 @@ async def victim(base: str, seconds: float, n: int) -> list[float]:
     sockets = [await host.socket(token), await guest.socket(token)]
     latest: list[dict[str, Any]] = [{}, {}]
     arrived: dict[tuple[int, int], float] = {}
+    refused = [False, False]
     changed = asyncio.Event()
 
     async def read(seat: int) -> None:
@@ -279,6 +312,10 @@ async def victim(base: str, seconds: float, n: int) -> list[float]:
                 arrived.setdefault((seat, message["version"]), time.perf_counter())
                 if message["version"] >= latest[seat].get("version", 0):
                     latest[seat] = message["state"]
+                changed.set()
+            elif message["type"] == "error":
+                VICTIMS_TOLD[message["code"]] += 1
+                refused[seat] = True
                 changed.set()
 
     readers = [asyncio.create_task(read(seat)) for seat in (0, 1)]
@@ -298,13 +335,25 @@ async def victim(base: str, seconds: float, n: int) -> list[float]:
             await asyncio.sleep(0.005)
             continue
         move = next_move(latest[mover])
+        refused[mover] = False
         sent = time.perf_counter()
         await sockets[mover].send(json.dumps(move))
         watcher = 1 - mover
         target = (watcher, move["version"] + 1)
-        while target not in arrived or latest[mover].get("version", 0) < target[1]:
-            changed.clear()
-            await asyncio.wait_for(changed.wait(), 30)
+        try:
+            while not refused[mover] and (
+                target not in arrived or latest[mover].get("version", 0) < target[1]
+            ):
+                changed.clear()
+                await asyncio.wait_for(changed.wait(), 30)
+        except TimeoutError:
+            # Neither the push nor a refusal in 30 s: the game is stuck.
+            VICTIMS_TOLD["(no answer in 30 s: the game stalled)"] += 1
+            break
+        if refused[mover]:
+            # Refused (the answer says why, counted): try again on the table sent with it.
+            await asyncio.sleep(MOVE_EVERY)
+            continue
         latencies.append((arrived[target] - sent) * 1000)
         await asyncio.sleep(MOVE_EVERY)
     for ws in sockets:
@@ -334,7 +383,8 @@ class Damage:
             f"{self.answers} answers, errors {dict(self.errors)}, closes {dict(self.closes)}, "
             f"{self.opened} sockets opened ({self.held} still open at the end of an attack), "
             f"{self.refused_handshakes} handshakes refused "
-            f"{dict(self.handshakes)}, {self.connects} reconnects, {self.created} games created, "
+            f"{dict(self.handshakes)} (0: no answer), {self.connects} reconnects, "
+            f"{self.created} games created, "
             f"{self.creation_refused} creations refused {dict(self.creations)}, "
             f"spectators followed {self.followed} rematches"
         )
@@ -532,6 +582,12 @@ async def open_counted(
         damage.refused_handshakes += 1
         damage.handshakes[refusal.response.status_code] += 1
         return None
+    except (TimeoutError, InvalidHandshake, OSError):
+        # No answer within the handshake's 30 s, or the connection dropped
+        # before one: counted, not fatal.
+        damage.refused_handshakes += 1
+        damage.handshakes[0] += 1
+        return None
     damage.opened += 1
     return ws
 
@@ -578,12 +634,15 @@ async def crowd(
         ready.set()
 
         async def flood(address: str) -> None:
-            for _ in range(limits["GAMES_PER_HOUR_PER_ADDRESS"]):
+            made = 0
+            # Refusals do not stop it: a try refused at once is at once
+            # followed by the next, all through every attacking phase.
+            while made < limits["GAMES_PER_HOUR_PER_ADDRESS"]:
                 await phases.resting()
                 if phases.over():
                     return
                 # A fresh session each time: a session's own count is lower.
-                await create_counted(Client(base, address), ONE_FORM, limits, damage)
+                made += bool(await create_counted(Client(base, address), ONE_FORM, limits, damage))
 
         await asyncio.gather(*(flood(address) for address in addresses))
     elif kind in ("tables", "chat"):
@@ -657,9 +716,13 @@ def attack_from_process(
     done: Any,
     ready: Any,
     results: Any,
+    yields: bool,
 ) -> None:
     """The attack ``kind`` ("single", its parts in ``detail``; else a crowd
-    attack from the addresses in ``detail``), run in a process of its own."""
+    attack from the addresses in ``detail``), run in a process of its own;
+    one that ``yields`` lets the victims' clients on its core go first."""
+    if yields:
+        os.nice(ATTACKERS_NICENESS)
 
     async def attack() -> Damage:
         # Every address's creation waits on a thread of its own.
@@ -678,6 +741,10 @@ def attack_from_process(
 
 
 def summary(name: str, latencies: list[float]) -> dict[str, float]:
+    if not latencies:
+        # No victim got as far as a move in the phase: as slow as it gets.
+        print(f"{name:>9}:    0 pushes (no victim game got to play)")
+        return {"pushes": 0, "p50": math.inf, "p99": math.inf, "max": math.inf}
     ordered = sorted(latencies)
     p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
     figures = {
@@ -715,9 +782,11 @@ async def run(
     limits: Limits,
     kind: str,
     detail: Any,
+    pinned: bool,
 ) -> None:
     # The attackers are a process of their own, as they would be machines
     # of their own: their clients' work must not slow the victims' clients down.
+    VICTIMS_TOLD.clear()
     context = multiprocessing.get_context("spawn")
     active, done, ready, results = (
         context.Event(),
@@ -729,12 +798,17 @@ async def run(
     longest = rounds * 2 * (seconds + SETTLE + 30) + 180
     attack = context.Process(
         target=attack_from_process,
-        args=(kind, base, longest, limits, detail, active, done, ready, results),
+        args=(kind, base, longest, limits, detail, active, done, ready, results, pinned),
+        # A bench that failed must not wait out the attackers' whole run.
+        daemon=True,
     )
     alone = await victims(base, seconds, games)
     attack.start()
-    # Every socket the attackers may have is open (their games created).
-    await asyncio.to_thread(ready.wait, longest)
+    # Every socket the attackers may have is open (their games created),
+    # unless their process failed on the way: then say why at once.
+    while not await asyncio.to_thread(ready.wait, 1.0):
+        if not attack.is_alive():
+            raise RuntimeError(results.get(timeout=5))
     quiet: list[float] = []
     loud: list[float] = []
     visits: list[tuple[str, Creation]] = []
@@ -749,16 +823,12 @@ async def run(
             )
             latencies += measured
             visits.append((f"while {phase}", visited))
+    done.set()
+    damage = await asyncio.to_thread(results.get, True, 180)
     if kind == "creation":
-        # The flood goes on till every address has spent its hour's games
-        # (the reviewer's visitors were refused from then on); then one more
+        # The flood's games still count against the site's hour: one more
         # visitor comes.
-        active.set()
-        damage = await asyncio.to_thread(results.get, True, longest)
         visits.append(("after the flood", await visit(base, limits, len(visits), 0)))
-    else:
-        done.set()
-        damage = await asyncio.to_thread(results.get, True, 180)
     attack.join(30)
     if isinstance(damage, str):
         raise RuntimeError(damage)
@@ -773,6 +843,7 @@ async def run(
         f"{'PASS' if max(ratios) <= GOAL else 'FAIL'} (goal: both at most {GOAL:g}x)"
     )
     print(f"attackers: {damage.report()}")
+    print(f"victims told: {dict(VICTIMS_TOLD) or 'nothing but their pushes'}")
     for phase, visited in visits:
         print(
             f"fresh visitor, {phase}: HTTP {visited.status}"
@@ -798,6 +869,14 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--redis-url", default="")
     parser.add_argument("--port", type=int, default=0, help="the server's (default: a free one)")
+    parser.add_argument(
+        "--proxy", action="store_true", help="through the shipped nginx, as production runs"
+    )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="the server on one CPU, the clients on the others, the attackers yielding",
+    )
     args = parser.parse_args(argv)
     named = [name for name in args.attack.split(",") if name]
     unknown = set(named) - set(PARTS) - set(CROWD_ATTACKS)
@@ -830,6 +909,10 @@ def attack(kind: str, detail: Any, args: argparse.Namespace) -> None:
         ports=[args.port] if args.port else None,
         env={"YACHT_TRUSTED_PROXIES": "127.0.0.1"},
         name="bench-abuse",
+        # The bench's clients stand behind a TLS terminator at 127.0.0.1
+        # that names each one in X-Forwarded-For.
+        proxy_port=free_port() if args.proxy else None,
+        proxy_tls_terminators=["127.0.0.1"],
     )
     if args.redis_url:
         # An earlier attack's addresses used up their games for the hour.
@@ -849,11 +932,40 @@ def attack(kind: str, detail: Any, args: argparse.Namespace) -> None:
     cluster.migrate()
     cluster.start()
     try:
+        if args.proxy and cluster.nginx is None:
+            raise SystemExit("--proxy needs Debian's nginx")
+        if args.pin:
+            pin(cluster)
         asyncio.run(
-            run(cluster.urls[0], args.seconds, args.rounds, args.victims, limits, kind, detail)
+            run(
+                cluster.front_url,
+                args.seconds,
+                args.rounds,
+                args.victims,
+                limits,
+                kind,
+                detail,
+                args.pin,
+            )
         )
     finally:
         cluster.stop()
+
+
+# The CPUs this bench may use, as it started (each attack pins it anew).
+CPUS = sorted(os.sched_getaffinity(0))
+
+
+def pin(cluster: Cluster) -> None:
+    """The server's processes on the first CPU, this one (and the attackers'
+    process it starts later, which inherits it) on the others."""
+    cpus = CPUS
+    if len(cpus) < 2:
+        raise SystemExit("--pin needs two CPUs")
+    for pid in (*cluster.pids, *cluster.proxy_pids):
+        os.sched_setaffinity(pid, cpus[:1])
+    os.sched_setaffinity(0, cpus[1:])
+    print(f"server on CPU {cpus[0]}, clients on CPU {','.join(map(str, cpus[1:]))}", flush=True)
 
 
 if __name__ == "__main__":

@@ -392,9 +392,11 @@ def measure(
         database_url=env["DATABASE_URL"],
         redis_url=env["REDIS_URL"],
         # Every player comes from 127.0.0.1: nginx's cap per address is raised
-        # (to the most nginx accepts) as the servers' own limits are.
+        # (to the most nginx accepts), and its paces lifted, as the servers'
+        # own limits are.
         proxy_port=free_port() if proxy else None,
         proxy_sockets_per_address=65_535,
+        proxy_request_limits=False,
         application="bench.floor_asgi:application"
         if server == "floor"
         else "yachtsite.asgi:application",

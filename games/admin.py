@@ -51,9 +51,15 @@ class PlayerInline(ReadOnlyMixin, admin.TabularInline):
     show_change_link = True
 
 
-def _held_from_one(move: Move) -> str:
-    """Held dice as players count them, from 1 (the log stores positions from 0)."""
-    return ", ".join(str(i + 1) for i in move.held) or "-"
+def _held(dice: list[int], held: list[int]) -> str:
+    """Held dice as a player reads them: their faces, then their places
+    counted from 1 (rows store positions from 0: "[0, 2]" read as nothing)."""
+    if not held or not dice:
+        return "-"
+    return _("%(faces)s (dice %(places)s)") % {
+        "faces": ", ".join(str(dice[i]) for i in held),
+        "places": ", ".join(str(i + 1) for i in held),
+    }
 
 
 class MoveInline(ReadOnlyMixin, admin.TabularInline):
@@ -67,7 +73,7 @@ class MoveInline(ReadOnlyMixin, admin.TabularInline):
 
     @admin.display(description=_("held dice"))
     def held_dice(self, move: Move) -> str:
-        return _held_from_one(move)
+        return _held(move.dice, move.held)
 
 
 class ChatInline(ReadOnlyMixin, admin.TabularInline):
@@ -141,6 +147,9 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "scorecards",
         "review_link",
     ]
+    # The stored seat (from 0) and holds (positions) read as a second, wrong
+    # "seat to move" and as "[0, 2]": shown once each, as players count them.
+    exclude = ["current_seat", "held"]
     inlines = [PlayerInline, MoveInline, ChatInline]
     # What tells a daily game's dice: its dice, holds, boxes and review.
     SECRET_FIELDS = frozenset({"dice", "held", "held_dice", "scorecards", "review_link"})
@@ -192,7 +201,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
     def held_dice(self, game: Game) -> str:
         if game.status != Game.Status.PLAYING:
             return "-"
-        return ", ".join(str(i + 1) for i in game.held) or "-"
+        return _held(game.dice, game.held)
 
     @admin.display(description=_("players"))
     def player_names(self, game: Game) -> str:
@@ -241,14 +250,18 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
 class PlayerAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = ["name", "game", "order", "joined_at"]
     search_fields = ["name", "game__token"]
-    readonly_fields = ["game", "order", "name", "joined_at"]
-    exclude = ["guest_id"]
+    readonly_fields = ["game", "order", "name", "joined_at", "held_dice"]
+    exclude = ["guest_id", "held"]
 
     def get_fields(self, request: HttpRequest, obj: Player | None = None) -> list[Any]:
         fields = list(super().get_fields(request, obj))
         if obj is None or not dice_secret(obj.game):
             return fields
-        return [f for f in fields if f not in ("dice", "held")]
+        return [f for f in fields if f not in ("dice", "held_dice")]
+
+    @admin.display(description=_("held dice"))
+    def held_dice(self, player: Player) -> str:
+        return _held(player.dice, player.held)
 
 
 @admin.register(ScoreEntry)
@@ -280,7 +293,7 @@ class MoveAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description=_("held dice"))
     def held_dice(self, move: Move) -> str:
-        return _held_from_one(move)
+        return _held(move.dice, move.held)
 
     search_fields = ["game__token", "player__name"]
 

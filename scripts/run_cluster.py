@@ -60,6 +60,7 @@ def loopback_nginx_conf(
     *,
     sockets_per_address: int | None = None,
     tls_terminators: Sequence[str] = (),
+    request_limits: bool = True,
 ) -> str:
     """deploy/nginx.conf with loopback upstreams, wrapped as a whole config
     that a non-root nginx can run from ``work``.
@@ -69,7 +70,9 @@ def loopback_nginx_conf(
     servers' own limits are raised for it (``LOAD_TEST_LIMITS``).
     ``tls_terminators`` replaces the addresses whose X-Forwarded-For and
     X-Forwarded-Proto nginx believes: none by default, as on loopback
-    nobody terminates TLS in front of it unless a test puts something there."""
+    nobody terminates TLS in front of it unless a test puts something there.
+    Without ``request_limits`` nginx does not pace new games and sockets per
+    client address: a load test's servers run without theirs."""
     snippet = (ROOT / "deploy" / "nginx.conf").read_text()
     servers = "\n".join(f"    server 127.0.0.1:{port};" for port in daphne_ports)
     snippet, swapped = re.subn(r"^\s*server app:8000;$", servers, snippet, flags=re.M)
@@ -85,7 +88,12 @@ def loopback_nginx_conf(
             snippet,
             flags=re.M,
         )
-    if swapped != 1 or relisted != 1 or capped != 1 or not trusted:
+    paced = 2
+    if not request_limits:
+        snippet, paced = re.subn(
+            r"^\s*limit_req zone=\S+ burst=\d+ nodelay;\n", "", snippet, flags=re.M
+        )
+    if swapped != 1 or relisted != 1 or capped != 1 or paced != 2 or not trusted:
         raise RuntimeError("deploy/nginx.conf no longer has the lines this script replaces")
     temp = "\n".join(
         f"    {kind}_temp_path {work / kind};"
@@ -127,6 +135,7 @@ class Cluster:
         proxy_port: int | None = None,
         proxy_sockets_per_address: int | None = None,
         proxy_tls_terminators: Sequence[str] = (),
+        proxy_request_limits: bool = True,
         application: str = "yachtsite.asgi:application",
         env: dict[str, str] | None = None,
         name: str = "cluster",
@@ -139,6 +148,7 @@ class Cluster:
         self.proxy_port = proxy_port
         self.proxy_sockets_per_address = proxy_sockets_per_address
         self.proxy_tls_terminators = proxy_tls_terminators
+        self.proxy_request_limits = proxy_request_limits
         self.application = application
         self.work = ROOT / "var" / name
         self.env = {
@@ -227,6 +237,7 @@ class Cluster:
                 self.work,
                 sockets_per_address=self.proxy_sockets_per_address,
                 tls_terminators=self.proxy_tls_terminators,
+                request_limits=self.proxy_request_limits,
             )
         )
         log = self.work / "nginx.log"

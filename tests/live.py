@@ -88,6 +88,9 @@ class DaphneProcess:
                     return self
             except OSError:
                 time.sleep(0.1)
+        # The caller never gets a server to stop: stop it here, or it
+        # outlives the test run.
+        self.kill()
         raise RuntimeError(f"daphne did not start: {self.log.read_text()[-2000:]}")
 
     def kill(self) -> None:

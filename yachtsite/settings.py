@@ -69,8 +69,16 @@ TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
-        "APP_DIRS": True,
         "OPTIONS": {
+            "loaders": [
+                (
+                    "django.template.loaders.cached.Loader",
+                    [
+                        "yachtsite.loaders.FilesystemLoader",
+                        "yachtsite.loaders.AppDirectoriesLoader",
+                    ],
+                )
+            ],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.template.context_processors.i18n",
@@ -83,7 +91,9 @@ TEMPLATES = [
         # The table partial only (games/jinja2/): see yachtsite/jinja2.py.
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "APP_DIRS": True,
-        "OPTIONS": {"environment": "yachtsite.jinja2.environment"},
+        # A block tag's indentation is the template's, not the page's: without
+        # it every {% if %} line leaves a line of spaces in the HTML.
+        "OPTIONS": {"environment": "yachtsite.jinja2.environment", "lstrip_blocks": True},
     },
 ]
 

@@ -58,6 +58,7 @@ MOVES_ON_LOOP: bool = settings.YACHT_MOVES_ON_LOOP
 # A socket's sync reads the game at most this often; one asked sooner is
 # answered from what the socket was last sent (``answered_from_memory``).
 SYNC_READS_EVERY: float = settings.YACHT_SYNC_READS_EVERY
+OWN_SYNC_READ_EVERY = 60.0
 # Daphne (through autobahn) refuses to send any close code but 1000 and
 # 3000-4999, and drops the reason text: the RFC 6455 codes 1008 (policy
 # violation), 1013 (try again later) and 1001 (going away) travel as 4008,
@@ -99,6 +100,29 @@ class TokenBucket:
         return True
 
 
+class SyncReads:
+    """When a socket of each game last read it for a sync, and the version
+    it found (``GameConsumer._read_by_another``)."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, tuple[float, int]] = {}
+        # The read each game's sync has in flight, for others to share.
+        self.reading: dict[str, asyncio.Future[Sync | None]] = {}
+
+    def get(self, token: str) -> tuple[float, int] | None:
+        return self.last.get(token)
+
+    def note(self, token: str, at: float, version: int) -> None:
+        if len(self.last) > 10_000:
+            # Games no socket asked about lately: forget them.
+            self.last = {t: r for t, r in self.last.items() if at - r[0] < SYNC_READS_EVERY}
+        self.last[token] = (at, version)
+
+
+def sync_reads() -> SyncReads:
+    return runtime.part(SyncReads)
+
+
 class WithoutConnectionUpkeep:
     """Hands each message to its handler as channels does, but without
     channels' ``close_old_connections()`` first. That call is a hop to the
@@ -126,6 +150,8 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
     seat: int | None
     shown_version: int
     synced_at: float
+    # When this socket last joined its game's group (or renewed it).
+    renewed_at: float = float("-inf")
     address: str
     claim: limits.SocketClaim | None = None
     refused: bool = False
@@ -159,6 +185,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         # Join the group before reading the state, so no push can fall between.
         self.group = group_name(self.token)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        self.renewed_at = runtime.clock.monotonic()
         opened = await dbthreads.run(self.token, _opening, self.token, self.guest)
         if opened is None:
             await self.close(code=CLOSE_NO_SUCH_GAME)
@@ -330,6 +357,10 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         except BadMessage as bad:
             await self.send_error(bad.code, resync=False)
             return
+        if declaration.name == "chat" and quotas.chat_held(token=self.token):
+            # The table's chat is full for now: refused before any reading.
+            await self.send_error("chat_busy", resync=False)
+            return
         try:
             await self.perform(declaration, fields)
         except GameError as error:
@@ -362,6 +393,8 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
                 # Most moves are settled on the row this process remembers,
                 # here on the loop; the rest lock the row on the game's thread.
                 result = await loopmoves.settle(declaration.verb, **call)
+            if declaration.answer == "current":
+                result = await self._read_for_sync(declaration.verb, call)
             if result is None:
                 result = await dbthreads.run(self.token, declaration.verb, **call)
         if declaration.answer == "table":
@@ -385,7 +418,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         so what it was sent is what the client has, or is about to have.
         """
         now = runtime.clock.monotonic()
-        if now - self.synced_at >= SYNC_READS_EVERY:
+        if now - self.synced_at >= SYNC_READS_EVERY and not self._read_by_another(now):
             self.synced_at = now
             return False
         if asked == self.shown_version:
@@ -397,6 +430,52 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         await self._show(shown, force=True)
         return True
 
+    def _read_by_another(self, now: float) -> bool:
+        """Whether another socket of this game here read it within
+        ``SYNC_READS_EVERY`` and found no version this socket was not shown.
+
+        The once-a-second read was per socket: fifty addresses' 800 sockets
+        asking for tables made 800 reads a second, and the database threads'
+        queue held up other games' moves for seconds (``bench.abuse --attack
+        tables``). The sockets of one game share it. A socket whose group
+        membership was last renewed (on opening, or by its own read) over
+        ``OWN_SYNC_READ_EVERY`` ago reads for itself: Redis lets membership
+        lapse after a day."""
+        read = sync_reads().get(self.token)
+        return (
+            read is not None
+            and now - read[0] < SYNC_READS_EVERY
+            and read[1] <= self.shown_version
+            and now - self.renewed_at < OWN_SYNC_READ_EVERY
+        )
+
+    async def _read_for_sync(self, verb: Any, call: dict[str, Any]) -> Sync:
+        """The game's version for a sync, from a read another socket of the
+        game has in flight if there is one: a crowd's sockets of one game
+        asking at the same moment each went to the database, all of them
+        before any read had come back to be shared. A shared read older than
+        what this socket was shown is not enough: it reads for itself. (Off
+        when every sync reads, as in the socket tests: a read begun before
+        a commit would answer an ask made after it.)"""
+        reads = sync_reads()
+        pending = reads.reading.get(self.token)
+        if pending is not None and SYNC_READS_EVERY > 0:
+            shared = await asyncio.shield(pending)
+            if shared is not None and shared.version >= self.shown_version:
+                return shared
+        # None to those sharing it if this read fails: each reads for itself.
+        read: asyncio.Future[Sync | None] = asyncio.get_running_loop().create_future()
+        reads.reading[self.token] = read
+        found: Sync | None = None
+        try:
+            current: Sync = await dbthreads.run(self.token, verb, **call)
+            found = current
+            return current
+        finally:
+            read.set_result(found)
+            if reads.reading.get(self.token) is read:
+                del reads.reading[self.token]
+
     async def answer_sync(self, *, asked: int | None, current: Sync) -> None:
         """Answer a client that asks whether it is up to date.
 
@@ -404,9 +483,11 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         ``current`` answer, so a watchdog's periodic check costs one indexed
         read and no render; otherwise the whole table comes again.
         """
+        sync_reads().note(self.token, self.synced_at, current.version)
         # Group membership expires after a day on Redis: renew it, so a tab
         # left open for days goes on hearing pushes.
         await self.channel_layer.group_add(self.group, self.channel_name)
+        self.renewed_at = runtime.clock.monotonic()
         # A page whose clock reached zero asks: a deadline no timer acted on
         # (its process gone) is honoured now, and the new version follows.
         if current.clock_due and await dbthreads.run(

@@ -297,7 +297,7 @@ def announcement(snap: Snapshot, me: int | None) -> str:
     names = {s["order"]: s["name"] for s in snap["seats"]}
     kind = last["kind"]
     who = names.get(last["seat"], "") if last["seat"] is not None else ""
-    said = _dice_news(snap, last, who) if kind in DICE_KINDS else _table_news(snap, last, who)
+    said = move_sentence(snap, me) if kind in DICE_KINDS else _table_news(snap, last, who)
     parts = [said] if said else []
     dup = snap["duplicate"]
     if snap["status"] == "finished":
@@ -311,7 +311,48 @@ def announcement(snap: Snapshot, me: int | None) -> str:
             parts.append(_("It is your turn."))
         else:
             parts.append(_("It is %(name)s's turn.") % {"name": names[snap["current_seat"]]})
-    return " ".join(parts)
+    return " ".join(part for part in parts if part)
+
+
+def move_sentence(snap: Snapshot, me: int | None) -> str:
+    """A roll, a hold or a box, said once: a hold is told with the roll that
+    follows it (its toggles would each be a sentence), and the one who moved
+    hears in the second person only what their press did not show them."""
+    last = snap["last"]
+    assert last is not None
+    mine = me is not None and last["seat"] == me
+    who = next((s["name"] for s in snap["seats"] if s["order"] == last["seat"]), "")
+    if last["kind"] == "hold":
+        return ""
+    if last["kind"] == "roll" and not last["dice"]:
+        # Another seat's roll in a duplicate round: its dice are not shown.
+        return _("%(name)s rolled.") % {"name": who}
+    if last["kind"] == "score" and last["points"] is None:
+        return _("%(name)s has played this round.") % {"name": who}
+    if last["kind"] == "roll":
+        kept = ", ".join(str(last["dice"][i]) for i in last["held"])
+        dice = ", ".join(str(d) for i, d in enumerate(last["dice"]) if i not in last["held"])
+        said = {"name": who, "kept": kept, "dice": dice}
+        if kept:
+            return (
+                _("You kept %(kept)s and rolled %(dice)s.")
+                if mine
+                else _("%(name)s kept %(kept)s and rolled %(dice)s.")
+            ) % said
+        return (_("You rolled %(dice)s.") if mine else _("%(name)s rolled %(dice)s.")) % said
+    assert last["points"] is not None
+    box = category_name(snap["ruleset"], last["category"])
+    if mine:
+        return ngettext(
+            "You scored %(points)s point in %(box)s.",
+            "You scored %(points)s points in %(box)s.",
+            last["points"],
+        ) % {"points": last["points"], "box": box}
+    return ngettext(
+        "%(name)s scored %(points)s point in %(box)s.",
+        "%(name)s scored %(points)s points in %(box)s.",
+        last["points"],
+    ) % {"name": who, "points": last["points"], "box": box}
 
 
 # What a seat does with the dice; every other kind of move changes the table.
@@ -344,35 +385,6 @@ def _table_news(snap: Snapshot, last: Last, who: str) -> str:
     if kind == "clock":
         return _("%(name)s ran out of time: a bot plays this turn for them.") % {"name": who}
     return ""
-
-
-def _dice_news(snap: Snapshot, last: Last, who: str) -> str:
-    """What ``who`` just did with the dice, as much of it as this viewer may
-    see (``seen_by`` takes out another seat's dice in a duplicate round)."""
-    kind = last["kind"]
-    if kind == "roll" and not last["dice"]:
-        # Another seat's roll in a duplicate round: its dice are not shown.
-        return _("%(name)s rolled.") % {"name": who}
-    if kind == "score" and last["points"] is None:
-        return _("%(name)s has played this round.") % {"name": who}
-    if kind == "roll":
-        dice = ", ".join(str(d) for d in last["dice"])
-        return _("%(name)s rolled %(dice)s.") % {"name": who, "dice": dice}
-    if kind == "hold":
-        kept = ", ".join(str(last["dice"][i]) for i in last["held"])
-        if kept:
-            return _("%(name)s keeps %(dice)s.") % {"name": who, "dice": kept}
-        return _("%(name)s keeps no dice.") % {"name": who}
-    assert last["points"] is not None
-    return ngettext(
-        "%(name)s scored %(points)s point in %(box)s.",
-        "%(name)s scored %(points)s points in %(box)s.",
-        last["points"],
-    ) % {
-        "name": who,
-        "points": last["points"],
-        "box": category_name(snap["ruleset"], last["category"]),
-    }
 
 
 def result_sentence(snap: Snapshot) -> str:

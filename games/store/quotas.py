@@ -151,17 +151,26 @@ def _sync_script(source: str) -> Script:
 
 def _hits(counted: list[tuple[str, str]], window: int) -> list[float]:
     """``_ahits`` for blocking code: one hit on each (name, who), in one command."""
+    return [_estimate(*counts) for counts in _counts(counted, window)]
+
+
+def _counts(counted: list[tuple[str, str]], window: int) -> list[tuple[int, int, float]]:
+    """One hit on each (name, who), in one command: for each, its count in
+    this window and in the previous one, and how far into this one we are."""
     windows = [_windows(name, who, window) for name, who in counted]
     if not settings.REDIS_URL:
-        return _local_estimates(windows)
+        return _local_counts(windows)
     try:
         replies = _sync_script(_COUNT_SCRIPT)(
             keys=_script_keys(windows), args=_script_args(window, [1] * len(windows))
         )
     except (RedisError, OSError):
         _complain()
-        return _local_estimates(windows)
-    return _estimates(replies, windows)
+        return _local_counts(windows)
+    return [
+        (int(replies[2 * n]), int(replies[2 * n + 1]), into)
+        for n, (_, _, into) in enumerate(windows)
+    ]
 
 
 # Adds hits to each of the windows KEYS names (for each count, this window's
@@ -196,8 +205,12 @@ def _estimates(replies: list[int], windows: list[tuple[str, str, float]]) -> lis
 
 
 def _local_estimates(windows: list[tuple[str, str, float]]) -> list[float]:
+    return [_estimate(*counts) for counts in _local_counts(windows)]
+
+
+def _local_counts(windows: list[tuple[str, str, float]]) -> list[tuple[int, int, float]]:
     local = runtime.part(_LocalWindows)
-    return [_estimate(*local.incr(key, previous), into) for key, previous, into in windows]
+    return [(*local.incr(key, previous), into) for key, previous, into in windows]
 
 
 MESSAGE_WINDOW = 10
@@ -337,8 +350,68 @@ CHAT_WINDOW = 10
 def chat_allowed(*, token: str) -> bool:
     """Count one chat line at this game, across every process; False past
     the game's pace. Each line is sent to every socket of the game, so a
-    table's pace bounds its fan-out whoever is speaking."""
-    return _hit("chat-game", token, CHAT_WINDOW) <= settings.YACHT_CHAT_LINES_PER_GAME
+    table's pace bounds its fan-out whoever is speaking. A refusal holds
+    the game's chat in this process (``ChatHolds``)."""
+    (counts,) = _counts([("chat-game", token)], CHAT_WINDOW)
+    pace = settings.YACHT_CHAT_LINES_PER_GAME
+    if _estimate(*counts) <= pace:
+        return True
+    # The next line fits once the count, with it, is within the pace again.
+    until = runtime.clock.time() + _seconds_till(pace - 1, *counts, CHAT_WINDOW)
+    chat_holds().hold(token, until)
+    return False
+
+
+def chat_held(*, token: str) -> bool:
+    """Whether this process found the game's chat past its pace and the
+    count cannot have room for a line yet: refuse the line at once."""
+    return chat_holds().held(token)
+
+
+class ChatHolds:
+    """The games whose chat this process found past its pace, each until
+    the count would have room for a line if nobody said another.
+
+    A crowd saying lines into a full table made every line a trip to a
+    database thread (the game and its seats read, then the count in Redis)
+    only to be refused (``bench.abuse --attack chat``). Held, a line is
+    refused on the socket before any of that. Lines said meanwhile on other
+    processes can only keep the count higher, so a hold never refuses a
+    line the shared count would have let through; and a line refused here
+    is not counted, so it does not keep the table's chat full either."""
+
+    def __init__(self) -> None:
+        self.until: dict[str, float] = {}
+
+    def hold(self, token: str, until: float) -> None:
+        if len(self.until) > 10_000:
+            now = runtime.clock.time()
+            self.until = {held: end for held, end in self.until.items() if end > now}
+        self.until[token] = until
+
+    def held(self, token: str) -> bool:
+        until = self.until.get(token)
+        if until is None:
+            return False
+        if runtime.clock.time() < until:
+            return True
+        self.until.pop(token, None)
+        return False
+
+
+def chat_holds() -> ChatHolds:
+    return runtime.part(ChatHolds)
+
+
+def _seconds_till(room: float, current: int, previous: int, into: float, window: int) -> float:
+    """How long, with no more hits, until a sliding count (``_estimate``)
+    of ``current`` and ``previous``, ``into`` this window, falls to ``room``."""
+    if current <= room:
+        # Within this window, as the previous one's weight fades.
+        fades = 1 - (room - current) / previous if previous else 0.0
+        return max(0.0, fades - into) * window
+    # In the next, as this one's does.
+    return (1 - into + 1 - room / current) * window
 
 
 JOIN_WINDOW = 600

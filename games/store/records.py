@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 
 from django.db.models import F, OuterRef, Subquery
 
@@ -43,6 +43,13 @@ class MyGame:
     score: int | None = None
     seats_taken: int = 0
     seat_count: int = 0
+    # The day of a daily challenge's entry.
+    daily: date | None = None
+
+    @property
+    def opponents(self) -> list[str]:
+        """Who else sits at the table (bots by their level's name)."""
+        return [name for order, name in enumerate(self.names) if order != self.seat]
 
 
 def _cards(games: list[Game]) -> dict[int, dict[int, rules.Scorecard]]:
@@ -59,6 +66,12 @@ def _cards(games: list[Game]) -> dict[int, dict[int, rules.Scorecard]]:
         game_id: {order: rules.Scorecard(b, extra[game_id][order]) for order, b in seats.items()}
         for game_id, seats in boxes.items()
     }
+
+
+def seat_total(player: Player) -> int:
+    """A seat's total as its scorecard stands, bonuses included."""
+    card = _cards([player.game]).get(player.game_id, {}).get(player.order, rules.Scorecard())
+    return rules.totals(rules.get_ruleset(player.game.ruleset), card).total
 
 
 def has_finished_a_game(guest_id: str | None) -> bool:
@@ -97,20 +110,9 @@ def guest_games(
             rounds=len(ruleset.categories),
             seats_taken=len(names[game.pk]),
             seat_count=game.seat_count,
+            daily=game.daily.day if game.daily is not None else None,
         )
-        card_of = cards.get(game.pk, {})
-        if game.status == Game.Status.PLAYING:
-            mine.round = min(len(c.boxes) for c in card_of.values()) + 1 if card_of else 1
-            if game.duplicate:
-                # Everyone plays each round: it is your turn until you have played this one.
-                mine.your_turn = len(card_of.get(seat.order, rules.Scorecard()).boxes) < mine.round
-            else:
-                mine.your_turn = game.current_seat in owned[game.pk]
-            mine.score = rules.totals(ruleset, card_of.get(seat.order, rules.Scorecard())).total
-        elif game.status == Game.Status.FINISHED:
-            totals = {order: rules.totals(ruleset, card).total for order, card in card_of.items()}
-            mine.score = totals.get(seat.order, 0)
-            mine.place = 1 + sum(1 for t in totals.values() if t > mine.score)
+        _where_it_stands(mine, game, seat.order, cards.get(game.pk, {}), owned[game.pk])
         listed.append(mine)
     return listed
 
@@ -126,7 +128,7 @@ def _listed_seats(guest_id: str, *, unfinished: bool, limit: int) -> list[Player
     )
     if unfinished:
         seated = seated.exclude(game__status=Game.Status.FINISHED)
-    return list(seated.select_related("game").order_by("-game__created_at")[:limit])
+    return list(seated.select_related("game__daily").order_by("-game__created_at")[:limit])
 
 
 def _seat_names(
@@ -144,6 +146,27 @@ def _seat_names(
         if guest == guest_id:
             owned[game_id].add(order)
     return names, owned
+
+
+def _where_it_stands(
+    mine: MyGame, game: Game, order: int, card_of: dict[int, rules.Scorecard], owned: set[int]
+) -> None:
+    """The round, whose turn and the score of a game in play; the score and
+    place of a finished one. ``owned`` are the places the guest holds (in
+    pass and play, every person's: each person's turn is the device's)."""
+    ruleset = rules.get_ruleset(game.ruleset)
+    if game.status == Game.Status.PLAYING:
+        mine.round = min(len(c.boxes) for c in card_of.values()) + 1 if card_of else 1
+        if game.duplicate:
+            # Everyone plays each round: it is your turn until you have played this one.
+            mine.your_turn = len(card_of.get(order, rules.Scorecard()).boxes) < mine.round
+        else:
+            mine.your_turn = game.current_seat in owned
+        mine.score = rules.totals(ruleset, card_of.get(order, rules.Scorecard())).total
+    elif game.status == Game.Status.FINISHED:
+        totals = {seat: rules.totals(ruleset, card).total for seat, card in card_of.items()}
+        mine.score = totals.get(order, 0)
+        mine.place = 1 + sum(1 for t in totals.values() if t > mine.score)
 
 
 @dataclass

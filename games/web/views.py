@@ -186,10 +186,11 @@ def coach(request: HttpRequest) -> HttpResponse:
 @require_GET
 def game_end(request: HttpRequest, token: str) -> HttpResponse:
     """The end's line only this game can say to the person asking: the
-    review's verdict on their play and, for a daily entry, their place on the
-    day's board. The page asks for it once the game is over: the pushed
-    table is rendered without the database, and the review reads the
-    solver's tables. Spectators and bots' seats get nothing to say."""
+    review's verdict on their play, for a daily entry their place on the
+    day's board, and where the perfect player played the same dice, how
+    their total stands against its score. The page asks for it once the
+    game is over: the pushed table is rendered without the database, and
+    the review reads the solver's tables. Spectators and bots' seats get nothing to say."""
     game = _game_or_404(token)
     if game.status != Game.Status.FINISHED:
         raise Http404(error_message("not_finished"))
@@ -198,11 +199,17 @@ def game_end(request: HttpRequest, token: str) -> HttpResponse:
     # Pass and play: the device was several people's, and its "you" nobody's.
     if seat is not None and not seat.shared:
         context["verdict"] = records.seat_verdict(seat)
+        perfect = game.perfect_score
         if game.daily is not None:
             board = daily.daily_board(game.daily)
+            # The day's perfect score is hidden with its seed until the day is over.
+            perfect = board.perfect
             row = next((r for r in board.rows if r.token == game.token), None)
             if row is not None:
                 context["daily_place"] = {"place": row.place, "entries": len(board.rows)}
+        if perfect is not None:
+            ahead = records.seat_total(seat) - perfect
+            context["against_perfect"] = {"ahead": ahead, "by": abs(ahead)}
     return render(request, "games/partials/end_line.html", context)
 
 

@@ -1,6 +1,8 @@
 """axe-core over every page, at a desk's and a phone's width, in every
 language: no violations. The same visit checks that no page scrolls sideways
-on a 375 px phone."""
+on a 375 px phone. The table's states that only a player's steps reach (the
+front door's options, a coached turn, presence, the phone's sheets and every
+kind of end) are checked as a player reaches them."""
 
 from __future__ import annotations
 
@@ -9,11 +11,13 @@ import json
 import pytest
 from playwright.sync_api import Page, expect
 
+from games.models import Game
 from games.play import services
 from games.rules import RULESETS
 from games.store.selectors import game_players, game_state
 from tests.browser import setups
 from tests.live import ROOT
+from tests.pages.test_daily import BOXES, play_to_the_end
 
 pytestmark = pytest.mark.browser
 
@@ -102,3 +106,119 @@ def test_every_page_has_no_axe_violations_and_no_sideways_scroll_at_375(new_page
 
 def hint_label(language: str) -> str:
     return {"en": "Hint", "es": "Pista", "it": "Suggerimento", "ca": "Pista"}[language]
+
+
+class Screens:
+    """Runs axe on each state the page is brought to, at both sizes (or one)."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.found: dict[str, object] = {}
+        self.seen: list[str] = []
+
+    def check(self, name: str, sizes: list[tuple[int, int]] = SIZES) -> None:
+        for width, height in sizes:
+            self.page.set_viewport_size({"width": width, "height": height})
+            problems = violations(self.page)
+            self.seen.append(f"{name} {width}")
+            if problems:
+                self.found[f"{name} {width}"] = problems
+
+    def table(self, path: str) -> None:
+        self.page.goto(path)
+        expect(self.page.locator("[data-connection=open]")).to_be_visible()
+
+
+def beaten_perfect_player(page: Page) -> Game:
+    """A duplicate game with the perfect player, played to its end through
+    the services; its score lowered below the host's so the end says so."""
+    token = setups.start_from_home(page, seats=2, duplicate=True, perfect_reference=True)
+    game = Game.objects.get(token=token)
+    seated = setups.fill(game, 2)
+    services.game_start(token=game.token, guest_id=seated[0])
+    game.refresh_from_db()
+    while game.status == Game.Status.PLAYING:
+        for guest in seated:
+            setups.duplicate_turn(game, guest)
+        game.refresh_from_db()
+    Game.objects.filter(pk=game.pk).update(perfect_score=0)
+    return game
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_screens_a_player_reaches_by_playing_have_no_axe_violations(new_page, language):
+    page = new_page(width=1280, height=800)
+    screens = Screens(page)
+    phone = [(375, 812)]
+
+    page.goto(f"/{language}/")
+    page.locator(".more-options > summary").click()
+    screens.check("front door, more options")
+    page.goto(f"/{language}/daily/")
+    screens.check("daily")
+
+    # A guest's first game is coached; a tap on a box name opens its rule.
+    solo = setups.start_from_home(page, lang=language, seats=1)
+    screens.table(f"/{language}/g/{solo}/")
+    page.locator("[data-action=roll]").click()
+    expect(page.locator("[data-coach-line]")).to_be_visible()
+    screens.check("coached turn")
+    page.locator("[popovertarget=box-help-full_house]").click()
+    expect(page.locator("[popover]:popover-open")).to_be_visible()
+    screens.check("rule of a box", phone)
+
+    # Bo's seat shows his presence (he has no page open: offline).
+    duel = setups.mid_game(page, 2, rounds=1)
+    screens.table(f"/{language}/g/{duel.token}/")
+    expect(page.locator('.seats [data-presence="1"]')).to_have_attribute("data-state", "gone")
+    screens.check("presence")
+    page.locator(".share summary").click()
+    screens.check("share", phone)
+
+    waiting = setups.clock_waiting(page)
+    screens.table(f"/{language}/g/{waiting.token}/")
+    expect(page.get_by_role("timer")).to_be_visible()
+    screens.check("another's turn on a clock")
+
+    duplicate = setups.duplicate_round_two(page)
+    screens.table(f"/{language}/g/{duplicate.token}/")
+    screens.check("duplicate round")
+    page.set_viewport_size({"width": 375, "height": 812})
+    page.locator("[data-fold]").click()
+    expect(page.locator(".duplicate-results")).to_be_visible()
+    screens.check("duplicate round, folded results open", phone)
+
+    # The ends, each with its own line fetched.
+    lone = Game.objects.get(token=solo)
+    guest = setups.guests(lone)[0]
+    for _round in range(12):
+        setups.turn(lone, guest)
+    screens.table(f"/{language}/g/{solo}/")
+    expect(page.locator(".end-review")).to_be_visible()
+    screens.check("solitaire end")
+    finished = setups.finished(page, 2)
+    screens.table(f"/{language}/g/{finished.token}/")
+    expect(page.locator(".end-review")).to_be_visible()
+    screens.check("two players' end")
+    beaten = beaten_perfect_player(page)
+    screens.table(f"/{language}/g/{beaten.token}/")
+    expect(page.locator(".end-perfect-beaten")).to_be_visible()
+    screens.check("beat the perfect player")
+    page.goto(f"/{language}/daily/")
+    page.locator("#id_name").fill("Dora")
+    page.locator(".daily-enter button[type=submit]").click()
+    expect(page.locator("[data-connection=open]")).to_be_visible()
+    daily = Game.objects.get(token=page.url.rstrip("/").rsplit("/", 1)[-1])
+    play_to_the_end(daily, setups.guests(daily)[0], BOXES)
+    screens.table(f"/{language}/g/{daily.token}/")
+    expect(page.locator(".end-place")).to_be_visible()
+    screens.check("daily end")
+
+    page.goto(f"/{language}/my/games/")
+    screens.check("my games")
+    page.goto(f"/{language}/my/stats/")
+    screens.check("my stats")
+    REPORT.mkdir(parents=True, exist_ok=True)
+    (REPORT / f"{language}-played.json").write_text(json.dumps(screens.found, indent=1))
+    assert len(screens.seen) == 27
+    assert screens.found == {}

@@ -59,6 +59,9 @@ def test_two_friends_play_on_a_clock_and_chat_each_in_their_own_language(new_pag
     assert first.startswith("0:") and later < first, (first, later)
 
     # Ana's quick phrase reaches Bo in Italian; her text as she typed it.
+    # The phrases and reactions wait folded under the message line.
+    expect(ana.locator(".chat-quick").first).to_be_hidden()
+    ana.locator(".chat-more > summary").click()
     ana.locator('.chat-quick [data-args*="good_game"]').click()
     expect(ana.locator(".chat-log")).to_contain_text("Bona partida!")
     expect(bo.locator(".chat-log")).to_contain_text("Bella partita!")
@@ -66,6 +69,7 @@ def test_two_friends_play_on_a_clock_and_chat_each_in_their_own_language(new_pag
     ana.locator("#chat-text").press("Enter")
     expect(bo.locator(".chat-log")).to_contain_text("<b>som-hi</b>")
     assert bo.locator(".chat-log b").count() == 0
+    bo.locator(".chat-more > summary").click()
     bo.locator('.chat-quick [data-args*="heart"]').click()
     expect(ana.locator(".chat-log [role=img]")).to_have_count(1)
     # Typing in the chat never rolls the dice (R is the roll key).

@@ -81,17 +81,35 @@ def test_a_tap_on_a_box_name_opens_its_rule_on_a_phone(new_page):
     expect(rule).to_be_hidden()
 
 
+@pytest.mark.parametrize("language", ["en", "es", "it", "ca"])
 @pytest.mark.parametrize(("width", "height"), [(1280, 800), (375, 812)])
-def test_screens_of_a_coached_turn(new_page, width: int, height: int):
+def test_screens_of_a_coached_turn(new_page, width: int, height: int, language: str):
     page = new_page(width=width, height=height)
-    first_game(page)
+    setups.start_from_home(page, lang=language, seats=1)
+    expect(page.locator("[data-connection=open]")).to_be_visible()
     page.locator("[data-action=roll]").click()
-    expect(page.locator("[data-coach-line]")).to_have_text(LINE)
+    line = page.locator("[data-coach-line]")
+    expect(line).to_have_text(LINE if language == "en" else re.compile(r"\w"))
+    if language != "en":
+        expect(line).not_to_have_text(LINE)
+    # The line sits above the dock: it never covers Roll.
+    said, roll = line.bounding_box(), page.locator("[data-action=roll]").bounding_box()
+    assert said is not None and roll is not None
+    assert said["y"] + said["height"] <= roll["y"] or said["y"] >= roll["y"] + roll["height"]
     SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / f"coached-turn-{width}x{height}.png"))
-    name = page.get_by_role("button", name="Full House", exact=True)
+    page.screenshot(path=str(SCREENS / f"coached-turn-{language}-{width}x{height}.png"))
+    if width < 900:
+        # The line floats over the card above the dock: scrolled to its foot,
+        # the card's last row clears it.
+        page.evaluate("window.scrollTo(0, document.scrollingElement.scrollHeight)")
+        foot = page.locator(".scorecard tr").last.bounding_box()
+        said = line.bounding_box()
+        assert foot is not None and said is not None
+        assert foot["y"] + foot["height"] <= said["y"], (foot, said)
+        page.evaluate("window.scrollTo(0, 0)")
+    name = page.locator("[popovertarget=box-help-full_house]")
     name.scroll_into_view_if_needed()
     name.click()
     expect(page.locator("#box-help-full_house")).to_be_visible()
     beside_its_name(page, "full_house")
-    page.screenshot(path=str(SCREENS / f"box-rule-{width}x{height}.png"))
+    page.screenshot(path=str(SCREENS / f"box-rule-{language}-{width}x{height}.png"))

@@ -174,3 +174,26 @@ def test_the_daily_ends_with_its_place_on_the_board_and_no_rematch(new_page, wid
     shoot(page, "daily")
     place.click()
     expect(page.locator(".daily-board tbody tr", has_text="Dora")).to_contain_text(str(total))
+
+
+def test_a_player_who_beat_the_perfect_player_reads_it_on_the_end_screen(new_page):
+    page = new_page(width=1280, height=800)
+    token = setups.start_from_home(page, seats=2, duplicate=True, perfect_reference=True)
+    game = Game.objects.get(token=token)
+    seated = setups.fill(game, 2)
+    services.game_start(token=game.token, guest_id=seated[0])
+    game.refresh_from_db()
+    while game.status == Game.Status.PLAYING:
+        for guest in seated:
+            setups.duplicate_turn(game, guest)
+        game.refresh_from_db()
+    total = game_snapshot(game)["seats"][0]["total"]
+    # The perfect player's score on these dice is stored at the end; lowered
+    # here to a total the page's player beat, as luck sometimes allows.
+    Game.objects.filter(pk=game.pk).update(perfect_score=total - 8)
+    for width, height in ((1280, 800), (375, 812)):
+        setups.show(page, width, height)
+        beaten = page.locator(".end-perfect-beaten")
+        expect(beaten).to_have_text("You beat the perfect player by 8 points on these dice!")
+        expect(beaten).to_be_in_viewport()
+        shoot(page, "beat-the-perfect-player")

@@ -57,7 +57,7 @@ def test_switching_language_mid_turn_keeps_the_seat_and_the_dice_and_translates_
     roll_again.click()
     wait_past(ana, v)
     expect(ana.locator(".rolls-left")).to_contain_text("Queda 1 tirada")
-    expect(ana.locator("[data-announce]")).to_contain_text("Ana ha tret")
+    expect(ana.locator("[data-announce]")).to_contain_text("i has tret")
     # Bo's page is untouched by Ana's choice: still English, still waiting.
     wait_past(bo, v)
     expect(bo.get_by_role("heading", name="Ana's turn")).to_be_visible()

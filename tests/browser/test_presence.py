@@ -74,7 +74,18 @@ def test_screens_of_a_table_showing_each_state_of_presence(new_page, server):
     expect(seat_mark(ana, 1)).to_have_attribute("data-state", "gone")
     expect(seat_mark(ana, 2)).to_have_attribute("data-state", "online")
     expect(seat_mark(ana, 3)).to_have_attribute("data-state", "away")
+    # A desk has room for the words beside each dot; a phone's seat strip only for the dot.
+    for order, word in ((1, "offline"), (2, "online"), (3, "away")):
+        expect(seat_mark(ana, order).locator(".presence-text")).to_have_text(word)
+        assert word_width(ana, order) > 20
     ana.screenshot(path=str(SCREENS / "presence-1280x800.png"))
     ana.set_viewport_size({"width": 375, "height": 812})
     expect(seat_mark(ana, 3)).to_have_attribute("data-state", "away")
+    assert word_width(ana, 3) <= 1
     ana.screenshot(path=str(SCREENS / "presence-375x812.png"))
+
+
+def word_width(page: Page, order: int) -> float:
+    box = seat_mark(page, order).locator(".presence-text").bounding_box()
+    assert box is not None
+    return box["width"]

@@ -297,3 +297,47 @@ def test_a_player_who_clicks_faster_than_the_server_allows_is_never_cut_off(new_
     expect(die).to_have_attribute("aria-pressed", "true" if wanted else "false")
     expect(page.locator("[data-error]")).to_be_hidden()
     expect(page.locator("[data-connection=open]")).to_be_visible()
+
+
+def from_the_page_start(page: Page) -> None:
+    """The page as it opens: no focus, the next Tab its first stop."""
+    page.reload()
+    expect(page.locator("[data-connection=open]")).to_be_visible()
+
+
+def tabs_to_roll(page: Page) -> int | None:
+    """Tabs from the page's start until Roll has the focus (None: not within 30)."""
+    from_the_page_start(page)
+    for presses in range(1, 31):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('[data-action=roll]')"):
+            return presses
+    return None
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (375, 812)])
+def test_the_skip_link_takes_a_keyboard_player_to_roll_from_the_page_start(new_page, width, height):
+    page = new_page(width=width, height=height)
+    setups.host(page, 1)
+    roll = page.locator("[data-action=roll]")
+    # Tab alone reaches it too, past the header and the bar's tools: 11 Tabs
+    # at a desk and 10 on a phone before the skip link, one more with it;
+    # through the link it is one Tab and Enter.
+    by_tabs = tabs_to_roll(page)
+    assert by_tabs is not None and by_tabs >= 10
+    for _roll in range(3):
+        from_the_page_start(page)
+        page.keyboard.press("Tab")
+        skip = page.get_by_role("link", name="Skip to Roll")
+        expect(skip).to_be_focused()
+        expect(skip).to_be_in_viewport()
+        page.keyboard.press("Enter")
+        expect(roll).to_be_focused()
+        v = version(page)
+        page.keyboard.press("Enter")
+        wait_past(page, v)
+    # No roll left: the first Tab goes to the page's content, not to a Roll that cannot roll.
+    expect(roll).to_be_disabled()
+    from_the_page_start(page)
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("link", name="Skip to content")).to_be_focused()

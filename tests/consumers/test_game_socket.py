@@ -237,7 +237,8 @@ async def test_a_hold_is_pushed_to_everyone_and_the_next_roll_keeps_those_dice(c
         assert table["state"]["held"] == [0, 3]
         assert table["state"]["last"]["kind"] == "hold"
         assert 'data-die="0"' in table["html"] and 'class="die held" data-die="3"' in table["html"]
-    assert "keeps" in table["announce"]
+    # A hold is heard once, with the roll it is for: not a sentence per toggle.
+    assert table["announce"] == ""
     # Holds belong to the player to move: another seat's is refused.
     await bo.send({"action": "hold", "version": table["version"], "dice": [1]})
     assert (await bo.error())["code"] == "not_your_turn"
@@ -248,6 +249,10 @@ async def test_a_hold_is_pushed_to_everyone_and_the_next_roll_keeps_those_dice(c
     dice = rolled["state"]["dice"]
     assert after["state"]["held"] == [0, 3]
     assert [after["state"]["dice"][i] for i in (0, 3)] == [dice[0], dice[3]]
+    kept = f"{dice[0]}, {dice[3]}"
+    fresh = ", ".join(str(after["state"]["dice"][i]) for i in (1, 2, 4))
+    assert after["announce"] == f"You kept {kept} and rolled {fresh}."
+    assert (await bo.table())["announce"] == f"Ana kept {kept} and rolled {fresh}."
     move = await sync_to_async(lambda: Move.objects.filter(game=game).latest("version"))()
     assert (move.kind, move.held) == ("roll", [0, 3])
 

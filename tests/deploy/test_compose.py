@@ -112,6 +112,43 @@ def test_a_load_test_raises_the_proxy_cap_on_sockets_per_address_and_nothing_els
     assert checked.returncode == 0, checked.stderr
 
 
+def _proxy_pace(conf: str, zone: str) -> tuple[float, int]:
+    """A ``limit_req`` zone's rate a second and the burst its use allows."""
+    rate = re.search(rf"zone={zone}:\S+ rate=(\d+)r/([sm]);", conf)
+    burst = re.search(rf"limit_req zone={zone} burst=(\d+) nodelay;", conf)
+    assert rate is not None and burst is not None, zone
+    per_second = int(rate.group(1)) / (60 if rate.group(2) == "m" else 1)
+    return per_second, int(burst.group(1))
+
+
+@pytest.mark.parametrize(
+    ("zone", "tries", "seconds"),
+    [
+        ("yacht_games_per_address", "YACHT_GAMES_PACE_PER_ADDRESS", "YACHT_GAMES_PACE_SECONDS"),
+        ("yacht_connects_per_address", "YACHT_CONNECTS_PER_ADDRESS", 10),
+    ],
+)
+def test_the_proxy_lets_through_at_least_what_the_apps_own_limit_allows(
+    settings, zone: str, tries: str, seconds: str | int
+) -> None:
+    # nginx refuses only past the app's limit, so a player within it always
+    # reaches the app (and past it hears the app's own translated refusal).
+    window = seconds if isinstance(seconds, int) else getattr(settings, seconds)
+    allowed = getattr(settings, tries)
+    per_second, burst = _proxy_pace((ROOT / "deploy" / "nginx.conf").read_text(), zone)
+    # nginx passes one request, then ``burst`` more at once, then the rate.
+    assert burst + 1 >= allowed
+    assert per_second * window >= allowed
+
+
+def test_a_load_test_lifts_the_proxys_paces_per_address_and_nothing_else(tmp_path: Path) -> None:
+    paced = loopback_nginx_conf([18081], 18080, tmp_path)
+    lifted = loopback_nginx_conf([18081], 18080, tmp_path, request_limits=False)
+    assert "limit_req zone=" not in lifted
+    kept = [line for line in paced.splitlines() if "limit_req zone=" not in line]
+    assert kept == lifted.splitlines()
+
+
 def _normalized(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 

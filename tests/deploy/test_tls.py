@@ -380,3 +380,29 @@ def test_nginx_counts_one_ipv6_64_as_one_client_for_open_sockets(front: Front) -
 def test_nginx_counts_an_ipv4_address_written_as_ipv6_as_that_address(front: Front) -> None:
     addresses = ["198.51.100.1", "::ffff:198.51.100.1", "::ffff:c633:6401", "198.51.100.2"]
     assert sockets_opened(front, addresses) == ["open", "open", 429, "open"]
+
+
+def test_games_posted_past_the_pace_are_refused_by_nginx_and_other_groups_still_create(
+    front: Front,
+) -> None:
+    form = {"name": "Ana", "seats": "1", "ruleset": "yacht"}
+    ana = Browser(front, "127.0.0.2")
+    shown = ana.request("GET", "/en/")
+    token = CSRF_FIELD.search(shown.body)
+    assert token is not None
+    headers = {"Origin": front.origin, "Referer": front.origin + "/en/"}
+
+    def post() -> Answer:
+        return ana.request(
+            "POST", "/en/", form={"csrfmiddlewaretoken": token.group(1), **form}, headers=headers
+        )
+
+    # The app's pace (3 tries at once) all reach the app and make games.
+    assert [post().status for _ in range(3)] == [302, 302, 302]
+    # Past it, nginx answers at once: the app renders no refusal.
+    refused = post()
+    assert refused.status == 429
+    assert "csrfmiddlewaretoken" not in refused.body and "nginx" in refused.body
+    # Another network is not held back, and the daily form is paced too.
+    assert Browser(front, "127.0.0.3").post_form("/en/", "/en/", form).status == 302
+    assert ana.request("POST", "/en/daily/", form={}, headers=headers).status == 429

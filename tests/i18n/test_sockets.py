@@ -29,7 +29,7 @@ async def test_a_spanish_and_an_italian_player_each_get_the_table_in_their_langu
     await ana.send({"action": "roll", "version": ana_table["version"], "hold": []})
     ana_table, bo_table = await ana.table(), await bo.table()
     assert ana_table["version"] == bo_table["version"]
-    assert ana_table["announce"].startswith("Ana ha sacado ")
+    assert ana_table["announce"].startswith("Has sacado ")
     assert bo_table["announce"].startswith("Ana ha ottenuto ")
     assert "Volver a tirar" in ana_table["html"]
     assert "Restano 2 lanci" in bo_table["html"]
@@ -37,7 +37,7 @@ async def test_a_spanish_and_an_italian_player_each_get_the_table_in_their_langu
     await ana.send({"action": "score", "version": ana_table["version"], "category": "choice"})
     ana_table, bo_table = await ana.table(), await bo.table()
     points = ana_table["state"]["seats"][0]["boxes"]["choice"]
-    assert ana_table["announce"] == f"Ana anota {points} puntos en Elección. Le toca a Bo."
+    assert ana_table["announce"] == f"Anotas {points} puntos en Elección. Le toca a Bo."
     assert bo_table["announce"] == f"Ana segna {points} punti in Scelta. Tocca a te."
 
 

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import random
 import re
+from datetime import timedelta
 
 import pytest
+import time_machine
+from django.utils import timezone
 
 from games.edge.guests import GUEST_KEY
 from games.models import Game
@@ -36,7 +39,9 @@ def finished(seats: int, **lobby) -> Game:
 
 
 def result_of(html: str) -> str:
-    found = re.search(r'<section class="result.*?</section>\s*(?=<ul class="seats")', html, re.S)
+    found = re.search(
+        r'<section class="result.*?</section>\s*(?=<div class="scorecard-wrap")', html, re.S
+    )
     assert found is not None
     return found.group(0)
 
@@ -155,3 +160,93 @@ def test_a_finished_daily_has_no_rematch_however_it_is_asked_for():
         services.game_rematch(token=ana.token, guest_id="ana")
     assert refused.value.code == "daily_entered"
     assert Game.objects.count() == 1
+
+
+def duplicate_with_the_perfect_player() -> Game:
+    """Ana and Bo's duplicate game, the perfect player on the same dice,
+    played to the end by scoring each round's first roll in card order."""
+    game = services.game_create(
+        guest_id="ana", name="Ana", seat_count=2, duplicate=True, perfect_reference=True
+    )
+    services.game_join(token=game.token, guest_id="bo", name="Bo")
+    game = services.game_start(token=game.token, guest_id="ana")
+    for box in BOXES:
+        for guest in ("ana", "bo"):
+            game = services.game_roll(token=game.token, guest_id=guest, version=game.version)
+            game = services.game_score(
+                token=game.token, guest_id=guest, version=game.version, category=box
+            )
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED and game.perfect_score is not None
+    return game
+
+
+def end_line(client, game: Game, language: str = "en") -> str:
+    html = client.get(f"/{language}/g/{game.token}/end/").content.decode()
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def test_the_end_line_says_by_how_much_the_perfect_player_outscored_the_player(client):
+    game = duplicate_with_the_perfect_player()
+    total = game_snapshot(game)["seats"][0]["total"]
+    # Scoring every first roll in card order loses to the perfect player on the same dice.
+    assert game.perfect_score is not None and game.perfect_score > total
+    gap = game.perfect_score - total
+    line = end_line(as_guest(client, "ana"), game)
+    said = f"The perfect player scored {gap} point{'s' if gap != 1 else ''} more on these dice."
+    assert said in line
+    assert "beat" not in line
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("en", "You beat the perfect player by 8 points on these dice!"),
+        ("es", "¡Has superado al jugador perfecto por 8 puntos con estos dados!"),
+        ("it", "Hai battuto il giocatore perfetto di 8 punti con questi dadi!"),
+        ("ca", "Has superat el jugador perfecte per 8 punts amb aquests daus!"),
+    ],
+)
+def test_a_player_who_beat_the_perfect_player_is_told_by_how_much(client, language, said):
+    game = duplicate_with_the_perfect_player()
+    total = game_snapshot(game)["seats"][0]["total"]
+    # Luck can beat perfect play on the same dice: the score it is compared with is the stored one.
+    Game.objects.filter(pk=game.pk).update(perfect_score=total - 8)
+    assert said in end_line(as_guest(client, "ana"), game, language)
+
+
+def test_one_point_ahead_and_a_tie_with_the_perfect_player_are_said_as_such(client):
+    game = duplicate_with_the_perfect_player()
+    total = game_snapshot(game)["seats"][0]["total"]
+    as_guest(client, "ana")
+    Game.objects.filter(pk=game.pk).update(perfect_score=total - 1)
+    assert "You beat the perfect player by 1 point on these dice!" in end_line(client, game)
+    Game.objects.filter(pk=game.pk).update(perfect_score=total)
+    line = end_line(client, game)
+    assert "You tied the perfect player on these dice!" in line and "beat" not in line
+
+
+def test_without_the_perfect_player_the_end_compares_with_nobody(client):
+    game = finished(2, bot_level="solid")
+    line = end_line(as_guest(client, "ana"), game)
+    assert "perfect play" in line
+    assert "perfect player" not in line
+
+
+def test_the_daily_compares_with_the_perfect_player_only_once_the_day_is_over(client):
+    ana = play_to_the_end(daily.daily_enter(guest_id="ana", name="Ana", address="192.0.2.1"), "ana")
+    assert ana.daily is not None
+    as_guest(client, "ana")
+    assert "perfect player" not in end_line(client, ana)
+    total = game_snapshot(ana)["seats"][0]["total"]
+    with time_machine.travel(timezone.now() + timedelta(days=1), tick=False):
+        line = end_line(client, ana)
+    ana.daily.refresh_from_db()
+    perfect = ana.daily.perfect_score
+    assert perfect is not None
+    if perfect > total:
+        assert f"The perfect player scored {perfect - total} point" in line
+    elif perfect < total:
+        assert f"You beat the perfect player by {total - perfect} point" in line
+    else:
+        assert "You tied the perfect player" in line

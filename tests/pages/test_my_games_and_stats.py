@@ -149,3 +149,29 @@ def test_the_score_chart_marks_its_axis_at_round_numbers_above_the_best_score():
     # A best score on a round number is the top; none at all still has an axis.
     assert charts.score_chart([150])["top"] == 150
     assert [t["label"] for t in charts.score_chart([])["ticks"]] == [0, 25, 50]
+
+
+def titles(html: str) -> list[str]:
+    return [
+        " ".join(t.split()) for t in re.findall(r'<span class="my-game-title">(.*?)</span>', html)
+    ]
+
+
+def test_my_games_titles_each_game_by_its_rule_set_and_who_else_played_it(client):
+    factories.started_game(3, ruleset="yatzy")
+    factories.started_game(1, guests=("bo",))
+    with_bots = factories.started_game(3, bot_level="perfect", joined=1, guests=("bo",))
+    bots = list(with_bots.players.exclude(guest_id="bo").values_list("name", flat=True))
+    as_guest(client, "bo")
+    listed = titles(client.get("/en/my/games/").content.decode())
+    assert listed == [f"Yacht against {', '.join(bots)}", "Yacht, alone", "Yatzy against Ana, Cy"]
+    assert titles(client.get("/es/my/games/").content.decode())[1] == "Yacht en solitario"
+
+
+def test_my_games_titles_a_daily_entry_by_its_day(client):
+    from games.play import daily
+
+    daily.daily_enter(guest_id="ana", name="Ana", address="192.0.2.1")
+    day = daily.today()
+    listed = titles(as_guest(client, "ana").get("/en/my/games/").content.decode())
+    assert listed == [f"Daily challenge of {day.month:02d}/{day.day:02d}/{day.year}"]

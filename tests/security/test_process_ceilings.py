@@ -7,8 +7,10 @@ real routing."""
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -18,6 +20,7 @@ from games.live import botplay, limits
 from games.models import Game
 from games.play import services
 from games.runtime import runtime
+from games.store import quotas
 from tests.clocks import HandClock
 from tests.consumers.conftest import Client
 
@@ -31,6 +34,7 @@ def fresh_counts() -> Iterator[None]:
         runtime.swap(limits.SocketCounts, limits.SocketCounts()),
         runtime.swap(limits.ChatDeliveries, limits.ChatDeliveries()),
         runtime.swap(botplay.BotSlots, botplay.BotSlots()),
+        runtime.swap(quotas.ChatHolds, quotas.ChatHolds()),
     ):
         yield
 
@@ -222,6 +226,54 @@ async def test_the_chat_pace_is_per_game_so_other_tables_chat_on(connect, settin
     await elsewhere.table()
     await elsewhere.send({"action": "chat", "text": "hello"})
     assert "hello" in (await chat_or_table(elsewhere))["html"]
+
+
+async def test_lines_into_a_chat_found_past_its_pace_are_refused_before_the_game_is_read(
+    connect, settings, monkeypatch
+):
+    settings.YACHT_CHAT_LINES_PER_GAME = 1
+    clock = HandClock(datetime(2026, 12, 6, 12, 0, 4, tzinfo=UTC).timestamp())
+    monkeypatch.setattr(runtime, "clock", clock)
+    game = await started()
+    ana = await connect(game.token, "ana")
+    await ana.table()
+    await ana.send({"action": "chat", "text": "one"})
+    await chat_or_table(ana)
+    await ana.send({"action": "chat", "text": "two"})
+    assert (await ana.error())["code"] == "chat_busy"
+    said = []
+    real_chat = services.game_chat
+
+    def counted_chat(**line: Any) -> None:
+        said.append(line)
+        real_chat(**line)
+
+    monkeypatch.setattr(services, "game_chat", counted_chat)
+    await ana.send({"action": "chat", "text": "three"})
+    refused = await ana.error()
+    assert refused["code"] == "chat_busy" and refused["message"]
+    assert said == []
+    # Once the table's count has room again, lines are read and said.
+    clock.wall += 20
+    await ana.send({"action": "chat", "text": "four"})
+    assert "four" in (await chat_or_table(ana))["html"]
+    assert [line["text"] for line in said] == ["four"]
+
+
+@pytest.mark.parametrize(("after_the_hold", "line_fits"), [(-0.05, False), (0.001, True)])
+async def test_a_chat_is_held_exactly_as_long_as_its_shared_count_has_no_room_for_a_line(
+    settings, monkeypatch, after_the_hold, line_fits
+):
+    settings.YACHT_CHAT_LINES_PER_GAME = 3
+    clock = HandClock(datetime(2026, 12, 6, 12, 0, 4, tzinfo=UTC).timestamp())
+    monkeypatch.setattr(runtime, "clock", clock)
+    token = f"held-{secrets.token_hex(4)}"
+    said = [quotas.chat_allowed(token=token) for _ in range(5)]
+    assert said == [True, True, True, False, False]
+    until = quotas.chat_holds().until[token]
+    clock.wall = until + after_the_hold
+    assert quotas.chat_held(token=token) is not line_fits
+    assert quotas.chat_allowed(token=token) is line_fits
 
 
 async def test_past_the_delivery_budget_spectators_miss_a_line_but_players_and_moves_do_not(

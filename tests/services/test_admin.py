@@ -88,7 +88,9 @@ def test_the_game_list_shows_each_games_totals_and_round(staff_client):
     assert totals in response.content.decode()
 
 
-def test_the_admin_names_rule_sets_numbers_held_dice_from_1_and_folds_the_move_log(staff_client):
+def test_the_admin_names_rule_sets_shows_held_dice_by_face_and_place_and_folds_the_move_log(
+    staff_client,
+):
     game = finished_game()
     html = staff_client.get(f"/en/admin/games/game/{game.pk}/change/").content.decode()
     # A finished game has no seat to move; its rule set goes by its name.
@@ -102,8 +104,24 @@ def test_the_admin_names_rule_sets_numbers_held_dice_from_1_and_folds_the_move_l
     playing = services.game_roll(token=playing.token, guest_id="ana", version=playing.version)
     services.game_hold(token=playing.token, guest_id="ana", version=playing.version, dice=[0, 2])
     hold = Move.objects.get(game=playing, kind="hold")
+    faces = f"{hold.dice[0]}, {hold.dice[2]} (dice 1, 3)"
     page = staff_client.get(f"/en/admin/games/move/{hold.pk}/change/").content.decode()
-    assert '<div class="readonly">1, 3</div>' in page
+    assert f'<div class="readonly">{faces}</div>' in page
+    # The game in play: one seat to move, counted from 1, and its holds as faces.
+    page = staff_client.get(f"/en/admin/games/game/{playing.pk}/change/").content.decode()
+    assert "Current seat" not in page and "[0, 2]" not in page
+    assert page.split("Seat to move", 1)[1][:300].count('<div class="readonly">1</div>') == 1
+    assert f'<div class="readonly">{faces}</div>' in page.split("Held dice", 1)[1][:300]
+    # A duplicate seat keeps its own dice and holds: shown the same way on the seat.
+    duplicate = services.game_create(guest_id="ana", name="Ana", seat_count=2, duplicate=True)
+    services.game_join(token=duplicate.token, guest_id="bo", name="Bo")
+    duplicate = services.game_start(token=duplicate.token, guest_id="ana")
+    duplicate = services.game_roll(token=duplicate.token, guest_id="ana", version=duplicate.version)
+    services.game_hold(token=duplicate.token, guest_id="ana", version=duplicate.version, dice=[1])
+    seat = Player.objects.get(game=duplicate, order=0)
+    page = staff_client.get(f"/en/admin/games/player/{seat.pk}/change/").content.decode()
+    assert "[1]" not in page
+    assert f'<div class="readonly">{seat.dice[1]} (dice 2)</div>' in page
 
 
 def test_staff_see_each_days_challenge_and_its_entries_and_its_seed_only_once_the_day_is_over(
