@@ -159,9 +159,7 @@ def test_a_move_settled_on_the_remembered_row_is_the_person_to_moves_too(
 
 
 def test_the_advisor_answers_the_person_to_move_on_the_device():
-    game = turn(
-        services.game_create_shared(guest_id=DEVICE, names=("Ana", "Ben"), hints=True)
-    )
+    game = turn(services.game_create_shared(guest_id=DEVICE, names=("Ana", "Ben"), hints=True))
     game = act(game, Roll())
     advice = game_hint(token=game.token, guest_id=DEVICE)
     assert advice["boxes"]
