@@ -181,18 +181,14 @@ REDIS_URL = env.str("REDIS_URL", default="")
 # Without the introduction a new connection cost 0.5-0.9 ms of CPU instead
 # of 1.1-1.3 ms (300 opened at once, three runs each).
 REDIS_CLIENT_OPTIONS: dict[str, Any] = {"driver_info": None}
-# Which Redis layer carries pushes, while the stock pub/sub layer is measured
-# against the project's own (issue 40): "own-reader" or "pubsub".
-YACHT_REDIS_LAYER = env.str("YACHT_REDIS_LAYER", default="own-reader")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             # channels-redis's core layer, with the process's read of Redis
             # owned by the layer rather than by whichever socket happened to
-            # be waiting: see games/live/redislayer.py for the push it used to lose.
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer"
-            if YACHT_REDIS_LAYER == "pubsub"
-            else "games.live.redislayer.OwnReaderRedisChannelLayer",
+            # be waiting: see games/live/redislayer.py for the push the stock
+            # core layer loses, and why not the stock pub/sub layer.
+            "BACKEND": "games.live.redislayer.OwnReaderRedisChannelLayer",
             "CONFIG": {
                 "hosts": [
                     {
