@@ -11,12 +11,10 @@ and Spanish. The floor is a one-variable template through the same engine
 run, so the ratio says what the table itself costs, whatever the machine. No
 database: the game is built from unsaved rows and the pure rules engine.
 
-Then the partial alone, from the same contexts, three ways: as the site
-renders it (its words compiled in, ``yachtsite.jinja2.CompiledWords``, by
-``TableEnvironment``), with its words looked up at render time (plain Jinja's
-``_()`` calls), and by a plain ``jinja2.Environment`` (Jinja's attribute-first
-lookup): what each of ``yachtsite/jinja2.py``'s two changes to stock Jinja
-buys a render.
+Then the partial alone, from the same contexts, two ways: as the site
+renders it (its words compiled in, ``yachtsite.jinja2.CompiledWords``) and
+with its words looked up at render time (plain Jinja's ``_()`` calls): what
+``yachtsite/jinja2.py``'s change to stock Jinja buys a render.
 """
 
 from __future__ import annotations
@@ -81,7 +79,7 @@ def per_call_ms(work: Callable[[], Any], seconds: float) -> float:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
-    parser.add_argument("--rounds", type=int, default=5, help="turns of the partial's three ways")
+    parser.add_argument("--rounds", type=int, default=5, help="turns of the partial's two ways")
     args = parser.parse_args(argv)
 
     import django
@@ -124,15 +122,9 @@ def main(argv: list[str] | None = None) -> None:
             contexts.append({**table_context(seen_by(snap, me), me), "_": words(lang)})
     name = "games/partials/table.html"
     base: Environment = engines["jinja2"].env  # type: ignore[attr-defined]
-    # Stock Jinja with the same loader, escaping, functions and reloading.
-    stock = Environment(
-        loader=base.loader, autoescape=True, undefined=base.undefined, auto_reload=base.auto_reload
-    )
-    stock.globals.update(base.globals)
     ways = {
         "the site's (words compiled in)": lambda c: in_language(c["language"]).get_template(name),
         "words looked up per render": lambda c: base.get_template(name),
-        "and attribute-first (stock Jinja)": lambda c: stock.get_template(name),
     }
     timings: dict[str, list[float]] = {way: [] for way in ways}
     # In turns, each way several times, so a machine busier for a while
