@@ -82,8 +82,9 @@ from scripts.run_cluster import ROOT, Cluster, free_port
 PROFILES: dict[str, dict[str, str]] = {
     "postgres+redis": {
         "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/yacht_bench",
-        # A Redis database of the benchmark's own, away from tests and dev servers.
-        "REDIS_URL": "redis://127.0.0.1:6379/3",
+        # A Redis database of the benchmark's own, away from the tests' (2, 3,
+        # 6, 7 and a developer's REDIS_URL) and dev servers'.
+        "REDIS_URL": "redis://127.0.0.1:6379/13",
     },
     "sqlite+memory": {
         "DATABASE_URL": f"sqlite:///{ROOT / 'var' / 'bench.sqlite3'}",
@@ -783,6 +784,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--profiles", default=",".join(PROFILES))
     parser.add_argument("--processes", type=int, default=1, help="daphne processes (Redis only)")
     parser.add_argument(
+        "--database-url", default="", help="instead of the postgres+redis profile's database"
+    )
+    parser.add_argument("--redis-url", default="", help="instead of the postgres+redis profile's")
+    parser.add_argument(
         "--proxy",
         action="store_true",
         help="put nginx (deploy/nginx.conf) in front of the processes, as in production",
@@ -812,6 +817,10 @@ def main(argv: list[str] | None = None) -> None:
     ramp = counts_of(human)
     idle = args.idle_sockets if args.idle_sockets is not None else (500 if args.quick else 2000)
     profiles = args.profiles.split(",")
+    if args.database_url:
+        PROFILES["postgres+redis"]["DATABASE_URL"] = args.database_url
+    if args.redis_url:
+        PROFILES["postgres+redis"]["REDIS_URL"] = args.redis_url
     counts = counts_of(args.games)
     prepare_databases(profiles)
     steps: list[Step] = []

@@ -10,6 +10,11 @@ and Spanish. The floor is a one-variable template through the same engine
 (Jinja, as the table's partial is) and ``translation.override`` in the same
 run, so the ratio says what the table itself costs, whatever the machine. No
 database: the game is built from unsaved rows and the pure rules engine.
+
+Then the partial alone, from the same contexts, two ways: as the site
+renders it (its words compiled in, ``yachtsite.jinja2.CompiledWords``) and
+with its words looked up at render time (plain Jinja's ``_()`` calls): what
+``yachtsite/jinja2.py``'s change to stock Jinja buys a render.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import argparse
 import os
 import random
 import secrets
+import statistics
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -73,6 +79,7 @@ def per_call_ms(work: Callable[[], Any], seconds: float) -> float:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    parser.add_argument("--rounds", type=int, default=5, help="turns of the partial's two ways")
     args = parser.parse_args(argv)
 
     import django
@@ -83,8 +90,11 @@ def main(argv: list[str] | None = None) -> None:
     django.setup()
     from django.template import engines
     from django.utils import translation
+    from jinja2 import Environment
 
-    from games.present.rendering import table_message
+    from games.present.rendering import table_context, table_message
+    from games.store.selectors import seen_by
+    from yachtsite.jinja2 import in_language, words
 
     snap = mid_game_snapshot()
     viewers = [(me, lang) for me in (0, 1, None) for lang in ("en", "es")]
@@ -105,6 +115,36 @@ def main(argv: list[str] | None = None) -> None:
     print(f"table_message: {table_ms:.3f} ms per viewer (html, announcement, state)")
     print(f"trivial template: {floor_ms:.3f} ms per render")
     print(f"ratio: {table_ms / floor_ms:.0f}x the trivial template")
+
+    contexts = []
+    for me, lang in viewers:
+        with translation.override(lang):
+            contexts.append({**table_context(seen_by(snap, me), me), "_": words(lang)})
+    name = "games/partials/table.html"
+    base: Environment = engines["jinja2"].env  # type: ignore[attr-defined]
+    ways = {
+        "the site's (words compiled in)": lambda c: in_language(c["language"]).get_template(name),
+        "words looked up per render": lambda c: base.get_template(name),
+    }
+    timings: dict[str, list[float]] = {way: [] for way in ways}
+    # In turns, each way several times, so a machine busier for a while
+    # weighs on every way alike; the median of each is reported.
+    for _ in range(args.rounds):
+        for way, template_of in ways.items():
+
+            def partial(template_of: Callable[[dict[str, Any]], Any] = template_of) -> None:
+                for context in contexts:
+                    with translation.override(context["language"]):
+                        template_of(context).render(context)
+
+            timings[way].append(per_call_ms(partial, args.seconds) / len(contexts))
+    print(
+        f"\nthe table partial alone, median of {args.rounds} turns: "
+        "ms per render, x the trivial template"
+    )
+    for way, found in timings.items():
+        ms = statistics.median(found)
+        print(f"  {way:32} {ms:.3f} ms  {ms / floor_ms:.1f}x")
 
 
 if __name__ == "__main__":

@@ -45,8 +45,9 @@ from scripts.run_cluster import ROOT, Cluster
 PROFILES: dict[str, dict[str, str]] = {
     "postgres+redis": {
         "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/yacht_soak",
-        # A Redis database of the soak's own, away from tests and dev servers.
-        "REDIS_URL": "redis://127.0.0.1:6379/4",
+        # A Redis database of the soak's own, away from the tests' (2, 3, 6, 7
+        # and a developer's REDIS_URL), the live_play bench's and dev servers'.
+        "REDIS_URL": "redis://127.0.0.1:6379/14",
     },
     "sqlite+memory": {
         "DATABASE_URL": f"sqlite:///{ROOT / 'var' / 'soak.sqlite3'}",

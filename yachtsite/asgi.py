@@ -43,6 +43,14 @@ gc.freeze()
 # games (about 55 s of the process's CPU), the stock thresholds (700, 10, 10)
 # made about 1,300 young passes and 11-12 full ones (80 ms each on average,
 # up to 200 ms): the collector took 2.3-3.2 s in five runs. These made about
-# 140 young passes and one full one: 1.05 s, the longest pause 61 ms. What a
-# page or a connection leaves in cycles still dies in the young passes.
-gc.set_threshold(5000, 5, 100)
+# 140 young passes and one full one: 1.05 s, the longest pause 61 ms.
+# But a closed connection is garbage in cycles (daphne's, Twisted's and
+# autobahn's protocol objects with their buffers: 489 websockets' and 409
+# HTTP requests' worth in 4.5 minutes of a soak), and it lived long enough
+# to reach the oldest generation, which only a full pass empties. With a
+# full pass due every 100 middle ones (about 4 a minute under a soak), none
+# came for about 25 minutes, and daphne's RSS grew 50-60 MB in a 30-minute
+# soak on every profile (bench.soak); a full collection 4 minutes in freed
+# 44,000 objects (106 ms) and the RSS then held flat. Every 10 middle ones
+# makes a full pass every few minutes.
+gc.set_threshold(5000, 5, 10)

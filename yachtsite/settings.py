@@ -196,7 +196,8 @@ if REDIS_URL:
         "default": {
             # channels-redis's core layer, with the process's read of Redis
             # owned by the layer rather than by whichever socket happened to
-            # be waiting: see games/live/redislayer.py for the push it used to lose.
+            # be waiting: see games/live/redislayer.py for the push the stock
+            # core layer loses, and why not the stock pub/sub layer.
             "BACKEND": "games.live.redislayer.OwnReaderRedisChannelLayer",
             "CONFIG": {
                 "hosts": [

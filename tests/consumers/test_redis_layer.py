@@ -10,7 +10,6 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
@@ -24,14 +23,18 @@ pytestmark = pytest.mark.skipif(
     not settings.REDIS_URL, reason="needs REDIS_URL (runs in CI's PostgreSQL + Redis pass)"
 )
 
-# A Redis database of these tests' own.
-REDIS_DB = 6
+# Keys of these tests' own in the run's Redis database, which a flush
+# empties without touching the run's other keys (a fixed database number
+# was shared with whatever else on the machine used it).
+PREFIX = "layer-test"
 
 
 def make_layer() -> OwnReaderRedisChannelLayer:
-    url = urlsplit(settings.REDIS_URL)._replace(path=f"/{REDIS_DB}").geturl()
     return OwnReaderRedisChannelLayer(
-        hosts=[{"address": url, "socket_timeout": 30}], expiry=30, capacity=100
+        hosts=[{"address": settings.REDIS_URL, "socket_timeout": 30}],
+        prefix=PREFIX,
+        expiry=30,
+        capacity=100,
     )
 
 
@@ -47,7 +50,7 @@ async def other() -> AsyncIterator[OwnReaderRedisChannelLayer]:
     """The layer of another server process, on the same Redis."""
     made = make_layer()
     yield made
-    # Not flush(): that empties the shared Redis database under `layer`.
+    # Not flush(): that empties the keys `layer` reads too.
     for reader in list(made._readers.values()):
         reader.cancel()
 
@@ -183,8 +186,7 @@ async def test_new_connections_do_not_introduce_themselves(monkeypatch):
     monkeypatch.setattr(redis_utils, "get_lib_version", looked_up)
     layers: dict[str, Any] = settings.CHANNEL_LAYERS
     configured = layers["default"]["CONFIG"]["hosts"][0]
-    url = urlsplit(settings.REDIS_URL)._replace(path=f"/{REDIS_DB}").geturl()
-    made = OwnReaderRedisChannelLayer(hosts=[{**configured, "address": url}])
+    made = OwnReaderRedisChannelLayer(hosts=[configured], prefix=PREFIX)
     before = await connections_received()
     await asyncio.gather(*(made.group_discard("storm", f"gone.{n}") for n in range(20)))
     # The limits' own clients, as a socket's connect counts itself.
