@@ -194,6 +194,17 @@ class RulesetStats:
         return sum(self.lost) / len(self.lost) if self.lost else None
 
 
+def has_finished_passed_games(guest_id: str) -> bool:
+    """This guest's browser was passed round a table to the end of a game
+    (pass and play), which its stats leave out."""
+    return (
+        bool(guest_id)
+        and Player.objects.filter(
+            guest_id=guest_id, shared=True, game__status=Game.Status.FINISHED
+        ).exists()
+    )
+
+
 def guest_stats(guest_id: str) -> list[RulesetStats]:
     """This guest's finished games, summed up per rule set (in the order the
     rule sets are offered), each with its scores over time."""

@@ -233,8 +233,12 @@ def my_games(request: HttpRequest) -> HttpResponse:
 @require_GET
 def my_stats(request: HttpRequest) -> HttpResponse:
     """How this browser's guest plays, per rule set, from their finished games."""
-    stats = records.guest_stats(guest_id_of(request.session))
-    return render(request, "games/my_stats.html", {"stats": stats_shown(stats)})
+    guest = guest_id_of(request.session)
+    context = {
+        "stats": stats_shown(records.guest_stats(guest)),
+        "passed_left_out": records.has_finished_passed_games(guest),
+    }
+    return render(request, "games/my_stats.html", context)
 
 
 @require_GET

@@ -100,3 +100,10 @@ def test_no_hand_over_is_asked_for_a_turn_a_bot_plays_for_its_person(client):
     html = client.get(f"/en/g/{token}/").content.decode()
     assert "data-handover=" not in html
     assert "a bot is playing it for you" in html
+
+
+def test_my_stats_say_that_pass_and_play_games_are_left_out_once_one_is_over(client):
+    assert "Pass-and-play games are left out" not in client.get("/en/my/stats/").content.decode()
+    token = token_of(passed(client))
+    Game.objects.filter(token=token).update(status=Game.Status.FINISHED)
+    assert "Pass-and-play games are left out" in client.get("/en/my/stats/").content.decode()
