@@ -161,6 +161,9 @@ class Player(models.Model):
     dice = models.JSONField(_("dice"), default=list, blank=True)
     held = models.JSONField(_("held dice"), default=list, blank=True)
     rolls_used = models.PositiveSmallIntegerField(_("rolls used"), default=0)
+    # Pass and play: one browser holds every person's seat of the game, and
+    # the device goes round the table. Only such seats share a guest.
+    shared = models.BooleanField(_("passed around one device"), default=False)
 
     class Meta:
         verbose_name = _("player")
@@ -170,7 +173,7 @@ class Player(models.Model):
             models.UniqueConstraint(fields=["game", "order"], name="one_player_per_seat"),
             models.UniqueConstraint(
                 fields=["game", "guest_id"],
-                condition=~Q(guest_id=""),
+                condition=~Q(guest_id="") & Q(shared=False),
                 name="one_seat_per_guest",
             ),
         ]

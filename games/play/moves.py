@@ -21,7 +21,7 @@ from games import rules
 from games.models import Game, Move, Player, ScoreEntry
 from games.rules import GameError, fairness
 from games.store.known import copy_row
-from games.store.selectors import Last, LastKind, duplicate_state, last_action
+from games.store.selectors import Last, LastKind, duplicate_state, last_action, seat_among
 from games.store.writes import Rows, saved_fields
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def decide(
         if isinstance(action, rules.Hold)
         else "score"
     )
-    mine = next((p for p in known.players if guest_id and p.guest_id == guest_id), None)
+    mine = seat_among(known.players, guest_id, known.game.current_seat)
     rules.require(known.table, mine.order if mine else None, kind, version=version)
     assert mine is not None
     # Acting takes the seat back from the bot that kept it (without a turn

@@ -150,6 +150,52 @@ def game_create(
     return game
 
 
+def game_create_shared(
+    *,
+    guest_id: str,
+    names: Sequence[str],
+    bots: int = 0,
+    bot_level: str = "",
+    ruleset: str = rules.DEFAULT_RULESET,
+    hints: bool = False,
+    turn_seconds: int = 0,
+) -> Game:
+    """Pass and play: a game whose people all play on the device of the
+    browser that made it, every person's seat bound to its one guest, then
+    ``bots`` bots of ``bot_level``. Every seat is taken, so it starts at once.
+
+    The device acts only for the seat to move (``rules.seat_acting``), so a
+    person can never play another's turn from it.
+    """
+    _require_guest(guest_id)
+    people = [clean_name(name) for name in names]
+    seat_count = len(people) + bots
+    if len(people) < 2 or bots < 0 or seat_count > MAX_SEATS:
+        raise GameError("bad_seat_count")
+    _require_settings(ruleset, seat_count, bot_level if bots else "", False, turn_seconds)
+    for order, name in enumerate(people):
+        require_distinct(name, people[:order])
+    with transaction.atomic():
+        game = Game.objects.create(
+            ruleset=ruleset,
+            seat_count=seat_count,
+            hints=hints,
+            turn_seconds=turn_seconds,
+            version=1,
+            acted_at=timezone.now(),
+            **_fair_seed(),
+        )
+        players = [
+            Player.objects.create(game=game, order=order, name=name, guest_id=guest_id, shared=True)
+            for order, name in enumerate(people)
+        ]
+        for order in range(len(people), seat_count):
+            name = bot_name(order, [p.name for p in players])
+            players.append(Player.objects.create(game=game, order=order, name=name, bot=bot_level))
+        _start_at_once(game, players)
+    return game
+
+
 def _first_pace(*, seat_count: int, bot_level: str, watch: bool) -> str:
     """How fast a new game's bots play. A person alone against bots gets the
     fast pace: the bots' pauses are there so people can follow one another,
@@ -160,8 +206,9 @@ def _first_pace(*, seat_count: int, bot_level: str, watch: bool) -> str:
 
 
 def _start_at_once(game: Game, players: list[Player]) -> None:
-    """A game made to be watched starts as it is made: bots hold every seat,
-    and nobody is waited for in a lobby."""
+    """A game whose seats are all taken as it is made starts at once: one
+    made to be watched (bots hold every seat), or a pass-and-play one;
+    nobody is waited for in a lobby."""
     game.status = Game.Status.PLAYING
     game.started_at = timezone.now()
     Move.objects.create(game=game, version=1, kind=Move.Kind.START)
@@ -171,6 +218,7 @@ def _start_at_once(game: Game, players: list[Player]) -> None:
         rules.new_game(game.ruleset, game.seat_count),
         fields=["status", "started_at"],
         last=last_action("start"),
+        new_turn=True,
     )
 
 
@@ -320,7 +368,7 @@ def _check(
 ) -> Player | None:
     """The seat of the guest asking, once the rules allow it to take
     ``action`` (made against ``version``) now; else the rules' refusal."""
-    me = seat_among(players, guest_id)
+    me = seat_among(players, guest_id, game.current_seat)
     rules.require(
         rules_table(game, players, state), me.order if me else None, action, version=version
     )
@@ -446,7 +494,7 @@ def game_plan_remembered(
     if known is None:
         return None
     game, players, state = known
-    seat = seat_among(players, guest_id)
+    seat = seat_among(players, guest_id, game.current_seat)
     if (
         seat is None
         or seat.bot
@@ -603,7 +651,14 @@ def _next_game(game: Game, players: Sequence[Player]) -> Game:
     )
     count = len(players)
     created = Player.objects.bulk_create(
-        Player(game=new, order=(p.order - 1) % count, name=p.name, guest_id=p.guest_id, bot=p.bot)
+        Player(
+            game=new,
+            order=(p.order - 1) % count,
+            name=p.name,
+            guest_id=p.guest_id,
+            bot=p.bot,
+            shared=p.shared,
+        )
         for p in players
     )
     seats = sorted(created, key=lambda p: p.order)
@@ -688,7 +743,7 @@ def game_chat(
     if game is None:
         raise GameError("no_such_game")
     players = game_players(game)
-    me = seat_among(players, guest_id)
+    me = seat_among(players, guest_id, game.current_seat)
     rules.require(rules_table(game, players, None), me.order if me else None, "chat")
     body, code = read_chat(text, phrase)
     if not paced():

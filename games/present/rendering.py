@@ -32,7 +32,7 @@ from games.present.labels import category_name, ruleset_name
 from games.present.reactions import PHRASES, REACTION_SVG, REACTIONS
 from games.present.rules_pages import LANGUAGES as RULES_LANGUAGES
 from games.present.rules_pages import best_box, box_how
-from games.rules import UPPER_KEYS, allowed_actions, coachable, get_ruleset
+from games.rules import UPPER_KEYS, allowed_actions, coachable, get_ruleset, seat_acting
 from games.store.advice import Advice, Coaching
 from games.store.selectors import (
     ChatLine,
@@ -307,7 +307,7 @@ def announcement(snap: Snapshot, me: int | None) -> str:
             parts.append(_("Round %(round)s: everyone rolls.") % {"round": dup["round"]})
     elif snap["status"] == "playing" and kind in ("start", "score"):
         assert snap["current_seat"] is not None
-        if snap["current_seat"] == me:
+        if snap["current_seat"] == me and not _shared(snap, me):
             parts.append(_("It is your turn."))
         else:
             parts.append(_("It is %(name)s's turn.") % {"name": names[snap["current_seat"]]})
@@ -413,7 +413,37 @@ def _final_score(snap: Snapshot) -> SafeString:
     return mark_safe(escape(_("Final score %(total)s")) % {"total": number})
 
 
+def _shared(snap: Snapshot, me: int | None) -> bool:
+    """The viewer in seat ``me`` holds a pass-and-play device."""
+    return me is not None and any(s["order"] == me and s.get("shared") for s in snap["seats"])
+
+
+def acting_seat(snap: Snapshot, me: int | None) -> int | None:
+    """The seat the viewer in seat ``me`` acts for: in pass and play, the
+    device's person to move (``rules.seat_acting``, as the verbs decide)."""
+    if not _shared(snap, me):
+        return me
+    owned = [s["order"] for s in snap["seats"] if s.get("shared")]
+    return seat_acting(owned, snap["current_seat"] if snap["status"] == "playing" else None)
+
+
+def _passing(snap: Snapshot, me: int | None, my_turn: bool) -> dict[str, Any]:
+    """What pass and play changes on the table: the turn is named, never
+    "yours", on a shared device, and at the start of a person's turn
+    ``handover`` keys the screen that asks for the device to be passed to
+    them before it shows their dice (the page shows it until tapped, once
+    per turn; "" when there is none)."""
+    passed = _shared(snap, me)
+    handover = ""
+    # Not while a bot stands in for the person (their turn clock ran out):
+    # nobody needs the device for that turn.
+    if passed and my_turn and snap["rolls_used"] == 0 and not _clocked_out(snap, me):
+        handover = f"{snap['round']}-{snap['current_seat']}"
+    return {"passed": passed, "handover": handover}
+
+
 def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
+    me = acting_seat(snap, me)
     # Django looks the active language up through a context-aware local, a
     # few microseconds a time: asked here once for the dice, the box names,
     # the words and the fixed lines. The sentences built by the helpers below
@@ -429,6 +459,7 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
     can_hold = "hold" in can
     seats = _seats(snap, me)
     current = next((s for s in seats if s["is_current"]), None)
+    my_turn = playing and me is not None and snap["current_seat"] == me
     return {
         "snap": snap,
         "language": language,
@@ -438,7 +469,8 @@ def table_context(snap: Snapshot, me: int | None) -> dict[str, Any]:
         "me": me,
         "can": {name: True for name in can},
         "spectator": me is None,
-        "my_turn": playing and me is not None and snap["current_seat"] == me,
+        "my_turn": my_turn,
+        **_passing(snap, me, my_turn),
         # Whether this viewer's page may ask for coaching: the line itself
         # comes per step, to them only ("coach"), when they turned it on.
         "coachable": playing and coachable(seen, me),
@@ -465,6 +497,9 @@ def _seats(snap: Snapshot, me: int | None) -> list[dict[str, Any]]:
     """Each seat as the table shows it to the viewer in seat ``me``."""
     playing = snap["status"] == "playing"
     threshold = snap["upper_bonus_threshold"]
+    # Pass and play: one device's presence is every one of its people's, and
+    # its socket counts in the first of their seats.
+    device = min((s["order"] for s in snap["seats"] if s.get("shared")), default=None)
     seats = []
     for seat in snap["seats"]:
         is_current = playing and seat["order"] == snap["current_seat"]
@@ -472,10 +507,11 @@ def _seats(snap: Snapshot, me: int | None) -> list[dict[str, Any]]:
         seats.append(
             {
                 **seat,
-                "is_me": seat["order"] == me,
+                "is_me": seat["order"] == me and not seat.get("shared"),
                 "is_current": is_current,
                 "is_winner": is_winner,
                 "colour": seat["order"] % SEAT_COLOURS,
+                "presence": device if seat.get("shared") else seat["order"],
                 "avatar": avatar(seat["order"], seat["name"]),
                 # A bot to move is about to act: the table says so while it does.
                 "thinking": is_current and bool(seat["bot"]),
@@ -672,7 +708,7 @@ def page_title(snap: Snapshot, me: int | None) -> str:
         where = _("Lobby")
     elif snap["status"] == "finished":
         where = _("Game over")
-    elif snap["current_seat"] == me:
+    elif snap["current_seat"] == me and not _shared(snap, me):
         where = _("Your turn")
     else:
         where = _("Round %(round)s of %(rounds)s") % {
@@ -685,6 +721,7 @@ def page_title(snap: Snapshot, me: int | None) -> str:
 def table_message(snap: Snapshot, me: int | None, language: str) -> dict[str, Any]:
     """The websocket message that shows ``snap`` to the viewer in seat ``me``
     (what a duplicate round hides from that viewer taken out first)."""
+    me = acting_seat(snap, me)
     snap = seen_by(snap, me)
     # Django's active language too: lazy labels and URLs ask for it.
     with translation.override(language):

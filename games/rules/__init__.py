@@ -37,6 +37,7 @@ from .permissions import (
     coachable,
     refusal,
     require,
+    seat_acting,
 )
 from .rulesets import DEFAULT_RULESET, RULESETS, UPPER_KEYS, Category, RuleSet, get_ruleset
 
@@ -86,5 +87,6 @@ __all__ = [
     "refusal",
     "require",
     "score",
+    "seat_acting",
     "totals",
 ]

@@ -14,7 +14,7 @@ watching" before "stale version"), or None when the action may go ahead.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -312,6 +312,19 @@ def require(
     code = refusal(table, seat, action, version=version)
     if code is not None:
         raise GameError(code)
+
+
+def seat_acting(owned: Sequence[int], to_move: int | None) -> int | None:
+    """The seat a session holding the seats ``owned`` (in order) acts for now.
+
+    A session holds one seat, except in pass and play, where one browser
+    holds every person's seat and is passed round the table: it acts for the
+    seat to move when that is one of its own, and otherwise (a bot's turn,
+    the lobby, the end) for its first, so that it can never act out of turn
+    for another of its seats. None for a session that holds no seat."""
+    if not owned:
+        return None
+    return to_move if to_move in owned else owned[0]
 
 
 def allowed_actions(table: Table, seat: int | None) -> frozenset[ActionName]:

@@ -58,7 +58,7 @@ def _asked_in_turn(
     if game is None:
         raise rules.GameError("no_such_game")
     players = game_players(game)
-    me = seat_among(players, guest_id)
+    me = seat_among(players, guest_id, game.current_seat)
     state = game_state(game, players) if game.status != Game.Status.LOBBY else None
     rules.require(rules_table(game, players, state), me.order if me else None, action)
     assert me is not None and state is not None

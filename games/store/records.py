@@ -13,6 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from django.db.models import F, OuterRef, Subquery
+
 from games import rules
 from games.models import Game, Player, ScoreEntry
 
@@ -89,16 +91,9 @@ def guest_games(
     none of it for a list of the games still open)."""
     if not guest_id:
         return []
-    seated = Player.objects.filter(guest_id=guest_id)
-    if unfinished:
-        seated = seated.exclude(game__status=Game.Status.FINISHED)
-    seats = list(seated.select_related("game__daily").order_by("-game__created_at")[:limit])
+    seats = _listed_seats(guest_id, unfinished=unfinished, limit=limit)
     games = [s.game for s in seats]
-    names: dict[int, list[str]] = defaultdict(list)
-    for game_id, name in (
-        Player.objects.filter(game__in=games).order_by("order").values_list("game_id", "name")
-    ):
-        names[game_id].append(name)
+    names, owned = _seat_names(games, guest_id)
     cards = _cards([g for g in games if g.status != Game.Status.LOBBY])
     listed = []
     for seat in seats:
@@ -117,16 +112,48 @@ def guest_games(
             seat_count=game.seat_count,
             daily=game.daily.day if game.daily is not None else None,
         )
-        _where_it_stands(mine, game, seat.order, cards.get(game.pk, {}))
+        _where_it_stands(mine, game, seat.order, cards.get(game.pk, {}), owned[game.pk])
         listed.append(mine)
     return listed
 
 
+def _listed_seats(guest_id: str, *, unfinished: bool, limit: int) -> list[Player]:
+    """The guest's seats, with their games, one a game: the first it holds
+    (in pass and play, one browser holds several), newest game first."""
+    first = Player.objects.filter(game=OuterRef("game"), guest_id=guest_id).order_by("order")
+    seated = (
+        Player.objects.filter(guest_id=guest_id)
+        .annotate(first=Subquery(first.values("order")[:1]))
+        .filter(order=F("first"))
+    )
+    if unfinished:
+        seated = seated.exclude(game__status=Game.Status.FINISHED)
+    return list(seated.select_related("game__daily").order_by("-game__created_at")[:limit])
+
+
+def _seat_names(
+    games: list[Game], guest_id: str
+) -> tuple[dict[int, list[str]], dict[int, set[int]]]:
+    """Per game, its seats' names in order and the places ``guest_id`` holds."""
+    names: dict[int, list[str]] = defaultdict(list)
+    owned: dict[int, set[int]] = defaultdict(set)
+    for game_id, name, order, guest in (
+        Player.objects.filter(game__in=games)
+        .order_by("order")
+        .values_list("game_id", "name", "order", "guest_id")
+    ):
+        names[game_id].append(name)
+        if guest == guest_id:
+            owned[game_id].add(order)
+    return names, owned
+
+
 def _where_it_stands(
-    mine: MyGame, game: Game, order: int, card_of: dict[int, rules.Scorecard]
+    mine: MyGame, game: Game, order: int, card_of: dict[int, rules.Scorecard], owned: set[int]
 ) -> None:
     """The round, whose turn and the score of a game in play; the score and
-    place of a finished one."""
+    place of a finished one. ``owned`` are the places the guest holds (in
+    pass and play, every person's: each person's turn is the device's)."""
     ruleset = rules.get_ruleset(game.ruleset)
     if game.status == Game.Status.PLAYING:
         mine.round = min(len(c.boxes) for c in card_of.values()) + 1 if card_of else 1
@@ -134,7 +161,7 @@ def _where_it_stands(
             # Everyone plays each round: it is your turn until you have played this one.
             mine.your_turn = len(card_of.get(order, rules.Scorecard()).boxes) < mine.round
         else:
-            mine.your_turn = game.current_seat == order
+            mine.your_turn = game.current_seat in owned
         mine.score = rules.totals(ruleset, card_of.get(order, rules.Scorecard())).total
     elif game.status == Game.Status.FINISHED:
         totals = {seat: rules.totals(ruleset, card).total for seat, card in card_of.items()}
@@ -167,13 +194,26 @@ class RulesetStats:
         return sum(self.lost) / len(self.lost) if self.lost else None
 
 
+def has_finished_passed_games(guest_id: str) -> bool:
+    """This guest's browser was passed round a table to the end of a game
+    (pass and play), which its stats leave out."""
+    return (
+        bool(guest_id)
+        and Player.objects.filter(
+            guest_id=guest_id, shared=True, game__status=Game.Status.FINISHED
+        ).exists()
+    )
+
+
 def guest_stats(guest_id: str) -> list[RulesetStats]:
     """This guest's finished games, summed up per rule set (in the order the
     rule sets are offered), each with its scores over time."""
     if not guest_id:
         return []
     seats = list(
-        Player.objects.filter(guest_id=guest_id, game__status=Game.Status.FINISHED)
+        # A pass-and-play game's seats are the people who held the device,
+        # not this browser's own: its stats would sum up several people.
+        Player.objects.filter(guest_id=guest_id, shared=False, game__status=Game.Status.FINISHED)
         .select_related("game")
         .order_by("game__finished_at", "game__pk")
     )

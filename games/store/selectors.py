@@ -71,6 +71,8 @@ class SeatSnapshot(TypedDict):
     # A level: a bot's seat, or a person's seat a bot keeps for now.
     bot: str
     person: bool
+    # Pass and play: this seat's person shares one device with the others so marked.
+    shared: bool
     boxes: dict[str, int]
     upper: int
     upper_bonus: int
@@ -526,6 +528,7 @@ def _seat_snapshot(ruleset: rules.RuleSet, p: Player, card: rules.Scorecard) -> 
         # A level: a bot's seat, or a person's seat a bot keeps for now.
         "bot": p.bot,
         "person": bool(p.guest_id),
+        "shared": p.shared,
         "boxes": dict(card.boxes),
         "upper": t.upper,
         "upper_bonus": t.upper_bonus,
@@ -651,12 +654,18 @@ def seat_of(game: Game, guest_id: str | None) -> Player | None:
     return game.players.filter(guest_id=guest_id).first()
 
 
-def seat_among(players: Sequence[Player], guest_id: str | None) -> Player | None:
-    """The seat of ``guest_id`` among a game's seats; None for a spectator or
-    no session (bots' seats have no guest id, and must never match one)."""
+def seat_among(
+    players: Sequence[Player], guest_id: str | None, to_move: int | None = None
+) -> Player | None:
+    """The seat ``guest_id`` acts for among a game's seats, the seat
+    ``to_move`` being the one whose turn it is (``rules.seat_acting``: in
+    pass and play a guest holds several); None for a spectator or no
+    session (bots' seats have no guest id, and must never match one)."""
     if not guest_id:
         return None
-    return next((p for p in players if p.guest_id == guest_id), None)
+    owned = [p for p in players if p.guest_id == guest_id]
+    acting = rules.seat_acting([p.order for p in owned], to_move)
+    return next((p for p in owned if p.order == acting), None)
 
 
 def rules_table(

@@ -119,13 +119,52 @@ class NewGameForm(forms.Form):
         ),
     )
 
+    # Pass and play: its own button ("pass_and_play") starts a game for the
+    # people named here, all on this device, with bots among them if asked.
+    pass_and_play = forms.BooleanField(required=False)
+    people = forms.CharField(
+        label=_("Names of the people playing here, one a line"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3, "autocomplete": "off"}),
+        help_text=_(
+            "2 to 6 people take turns on this device: before each turn the table asks "
+            "for it to be passed on."
+        ),
+    )
+    people_bots = forms.TypedChoiceField(
+        label=_("Bots among them"),
+        choices=[(n, str(n)) for n in range(MAX_SEATS - 1)],
+        coerce=int,
+        initial=0,
+        required=False,
+    )
+    people_bot_level = forms.ChoiceField(
+        label=_("Their level"), choices=BOT_LEVELS, initial="solid", required=False
+    )
+
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        if data.get("pass_and_play"):
+            self._clean_people(data)
         if data.get("watch") and not data.get("opponents"):
             self.add_error("opponents", _("Choose which bots should play."))
         if data.get("duplicate") and (data.get("seats") or 0) < 2:
             self.add_error("duplicate", _("A duplicate game needs 2 to 6 seats."))
         return data
+
+    def _clean_people(self, data: dict[str, Any]) -> None:
+        """The people of a pass-and-play game, one name a line, blank lines left out."""
+        names = [" ".join(line.split()) for line in (data.get("people") or "").splitlines()]
+        data["people"] = [name for name in names if name]
+        count = len(data["people"])
+        if not 2 <= count <= MAX_SEATS:
+            self.add_error("people", _("Write the names of 2 to 6 people, one a line."))
+        elif count + (data.get("people_bots") or 0) > MAX_SEATS:
+            self.add_error("people_bots", _("A table has at most 6 seats, bots included."))
+        if data.get("duplicate"):
+            self.add_error(
+                "duplicate", _("A duplicate game needs a device for each person: untick it.")
+            )
 
     def ruleset_blurbs(self) -> list[tuple[str, object, object]]:
         return [(key, RULESET_NAMES[key], RULESET_BLURBS[key]) for key in RULESETS]

@@ -4,6 +4,7 @@ websocket; pages only create, join and show."""
 from __future__ import annotations
 
 import time
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -65,18 +66,7 @@ def home(request: HttpRequest) -> HttpResponse:
             # address (a fresh session per request escapes the first); the
             # service itself stays unlimited for the admin, tests and benchmarks.
             with quotas.game_creation(address=request.META.get("REMOTE_ADDR", ""), guest=guest):
-                game = services.game_create(
-                    guest_id=guest,
-                    name=form.cleaned_data["name"] or default_name(),
-                    seat_count=form.cleaned_data["seats"],
-                    ruleset=form.cleaned_data["ruleset"],
-                    hints=form.cleaned_data["hints"],
-                    bot_level=form.cleaned_data["opponents"],
-                    watch=form.cleaned_data["watch"],
-                    turn_seconds=form.cleaned_data["turn_seconds"] or 0,
-                    duplicate=form.cleaned_data["duplicate"],
-                    perfect_reference=form.cleaned_data["perfect_reference"],
-                )
+                game = _created(form.cleaned_data, guest)
         except GameError as error:
             form.add_error(None, error_message(error.code))
             if error.code in quotas.CREATION_REFUSALS:
@@ -91,6 +81,32 @@ def home(request: HttpRequest) -> HttpResponse:
                 services.game_start(token=game.token, guest_id=guest)
             return redirect("game", token=game.token)
     return _home(request, form)
+
+
+def _created(data: dict[str, Any], guest: str) -> Game:
+    """The game the home page's form asks for, made for ``guest``."""
+    if data["pass_and_play"]:
+        return services.game_create_shared(
+            guest_id=guest,
+            names=data["people"],
+            bots=data["people_bots"] or 0,
+            bot_level=data["people_bot_level"] or "solid",
+            ruleset=data["ruleset"],
+            hints=data["hints"],
+            turn_seconds=data["turn_seconds"] or 0,
+        )
+    return services.game_create(
+        guest_id=guest,
+        name=data["name"] or default_name(),
+        seat_count=data["seats"],
+        ruleset=data["ruleset"],
+        hints=data["hints"],
+        bot_level=data["opponents"],
+        watch=data["watch"],
+        turn_seconds=data["turn_seconds"] or 0,
+        duplicate=data["duplicate"],
+        perfect_reference=data["perfect_reference"],
+    )
 
 
 def _game_or_404(token: str) -> Game:
@@ -180,7 +196,8 @@ def game_end(request: HttpRequest, token: str) -> HttpResponse:
         raise Http404(error_message("not_finished"))
     seat = seat_of(game, guest_id_of(request.session))
     context: dict[str, object] = {"game": game}
-    if seat is not None:
+    # Pass and play: the device was several people's, and its "you" nobody's.
+    if seat is not None and not seat.shared:
         context["verdict"] = records.seat_verdict(seat)
         perfect = game.perfect_score
         if game.daily is not None:
@@ -216,8 +233,12 @@ def my_games(request: HttpRequest) -> HttpResponse:
 @require_GET
 def my_stats(request: HttpRequest) -> HttpResponse:
     """How this browser's guest plays, per rule set, from their finished games."""
-    stats = records.guest_stats(guest_id_of(request.session))
-    return render(request, "games/my_stats.html", {"stats": stats_shown(stats)})
+    guest = guest_id_of(request.session)
+    context = {
+        "stats": stats_shown(records.guest_stats(guest)),
+        "passed_left_out": records.has_finished_passed_games(guest),
+    }
+    return render(request, "games/my_stats.html", context)
 
 
 @require_GET

@@ -289,6 +289,7 @@
     tickClock();
     showAbsent();
     placeFocus(focused, inTable || (engaged && document.activeElement === document.body), changed);
+    showHandover();
     if (gap) resync();
     else if (changed) sendNext();
   }
@@ -565,6 +566,31 @@
       table.querySelector('[data-action="start"], [data-action="rematch"]') ||
       table.querySelector(".turn-title, .result-title")
     );
+  }
+
+  // Pass and play: the screen that asks for the device to reach the person
+  // to move comes once per turn. Once tapped it stays away for that turn,
+  // through pushes and a refresh of this tab.
+  const HANDED_KEY = `yacht-handed-${location.pathname}`;
+  function handedTurn() {
+    try { return sessionStorage.getItem(HANDED_KEY); } catch (e) { return null; }
+  }
+  function showHandover() {
+    const screen = table.querySelector("[data-handover]");
+    if (!screen) return;
+    if (screen.dataset.handover === handedTurn()) {
+      screen.remove();
+      return;
+    }
+    screen.querySelector("[data-handover-ready]")?.focus({ preventScroll: true });
+  }
+  function handedOver() {
+    const screen = table.querySelector("[data-handover]");
+    if (!screen) return;
+    try { sessionStorage.setItem(HANDED_KEY, screen.dataset.handover); } catch (e) { /* private mode: asked again on a refresh */ }
+    screen.remove();
+    play("turn");
+    nextUseful()?.focus({ preventScroll: true });
   }
 
   function showTitle() {
@@ -872,6 +898,12 @@
   // that control is left alone.
   let firstClick = null;
   root.addEventListener("click", (event) => {
+    if (event.target.closest("[data-handover-ready]")) {
+      handedOver();
+      return;
+    }
+    // A control behind the hand-over screen, reached by Tab, plays nothing.
+    if (table.querySelector("[data-handover]") && !event.target.closest("[data-handover]")) return;
     if (event.target.closest("[data-coach-toggle]")) {
       toggleCoach();
       return;
@@ -904,6 +936,8 @@
 
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
+    // Nobody plays a turn from under the hand-over screen, keys included.
+    if (table.querySelector("[data-handover]")) return;
     if (event.target.closest("input, textarea, select")) return;
     if (event.key === "r" || event.key === "R") {
       const roll = table.querySelector('[data-action="roll"]:not([disabled])');
@@ -918,6 +952,7 @@
   });
 
   showSound();
+  showHandover();
   showAbsent();
   showCoach();
   showEndLine();

@@ -35,6 +35,7 @@ def pages() -> dict[str, str]:
     duplicate = services.game_create(guest_id="ana", name="Ana", seat_count=2, duplicate=True)
     services.game_join(token=duplicate.token, guest_id="bo", name="Bo")
     services.game_start(token=duplicate.token, guest_id="ana")
+    passed = services.game_create_shared(guest_id="ana", names=("Ana", "Ben", "Cai"))
     urls = {
         "home": (visitor, "/en/"),
         "rules": (visitor, "/en/rules/"),
@@ -44,6 +45,7 @@ def pages() -> dict[str, str]:
         "table": (ana, f"/en/g/{playing.token}/"),
         "watching": (visitor, f"/en/g/{playing.token}/"),
         "duplicate": (ana, f"/en/g/{duplicate.token}/"),
+        "pass and play": (ana, f"/en/g/{passed.token}/"),
         "end": (ana, f"/en/g/{over.token}/"),
         "review": (ana, f"/en/g/{over.token}/review/"),
         "verify": (visitor, f"/en/g/{over.token}/verify/"),

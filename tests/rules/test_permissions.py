@@ -168,3 +168,30 @@ def test_only_the_host_sets_the_bots_pace_until_the_game_is_over() -> None:
         assert refusal(table, None, "bot_pace", version=table.version) == "not_host"
     over = replace(playing(), status="finished")
     assert refusal(over, 0, "bot_pace", version=over.version) == "game_over"
+
+
+@pytest.mark.parametrize(
+    ("owned", "to_move", "acting"),
+    [
+        ((0, 1, 2), 1, 1),  # pass and play: the device acts for the person to move...
+        ((0, 1, 2), 2, 2),
+        ((0, 1), 2, 0),  # ...and for its first seat while a bot moves: never for the bot
+        ((1, 3), 0, 1),
+        ((0, 1), None, 0),  # the lobby, the end
+        ((2,), 0, 2),  # one seat: always that one, whoever is to move
+        ((), 0, None),  # a spectator
+    ],
+)
+def test_a_session_acts_for_the_seat_to_move_among_its_own_else_for_its_first(
+    owned: tuple[int, ...], to_move: int | None, acting: int | None
+) -> None:
+    assert rules.seat_acting(owned, to_move) == acting
+
+
+def test_a_device_holding_every_persons_seat_may_play_only_the_turn_to_move() -> None:
+    table = playing(rolls=1, current=1)
+    acting = rules.seat_acting((0, 1), table.game.current if table.game else None)
+    assert acting == 1
+    assert {"roll", "hold", "score"} <= allowed_actions(table, acting)
+    # Its other seat, the one not to move, is refused as any seat out of turn.
+    assert refusal(table, 0, "roll") == "not_your_turn"
