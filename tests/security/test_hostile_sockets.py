@@ -23,8 +23,8 @@ from pytest_django.fixtures import Settings
 
 from games.live import consumers
 from games.play.actions import DECLARATIONS
-from games.rules import ACTION_NAMES
-from games.solver.table import ENV_DIRECTORY
+from games.rules import ACTION_NAMES, RULESETS
+from games.solver.table import ENV_DIRECTORY, load_or_build
 from tests.security.hostile import Stats, run_crowd
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -54,8 +54,13 @@ def test_hostile_messages_from_every_kind_of_sender_never_break_a_rule_or_a_row(
     # a turn is stalled at once, so a bot may be asked to stand in any time.
     settings.YACHT_BOT_PAUSE = (10**6, 10**6)
     settings.YACHT_ABSENT_AFTER = 0
-    # The advisor's tables, built on first use, go to a fresh directory.
+    # The advisor's tables go to a fresh directory, built before the crowd:
+    # a first hint would otherwise wait for builds made one at a time behind
+    # one lock (Yatzy's alone takes 4 s on a quiet machine), and a loaded CI
+    # machine took longer than the 10 s an answer is given.
     monkeypatch.setenv(ENV_DIRECTORY, str(tmp_path))
+    for ruleset in RULESETS.values():
+        load_or_build(ruleset, tmp_path)
     # The same for the limits counted across a client's sockets (tested on
     # their own in test_shared_limits.py).
     settings.YACHT_MESSAGES_PER_SESSION = 10**9
