@@ -1,4 +1,5 @@
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -88,6 +89,32 @@ def new_page(browser, server, transactional_db):
     yield open_page
     for context in contexts:
         context.close()
+    bots_settled()
+
+
+def bots_settled(*, quiet: float = 0.3, within: float = 15.0) -> None:
+    """Wait until no game with a bot moves on the server any more.
+
+    A game of bots alone stops once its last page is closed, but a step
+    already under way on the server may still hold its row locks when the
+    test's database is emptied after this fixture: on PostgreSQL that
+    TRUNCATE and the step deadlocked once. Polled, so a test whose games
+    have no bot or have settled pays one query."""
+    from games.models import Game
+
+    deadline = time.monotonic() + within
+    seen = None
+    while time.monotonic() < deadline:
+        now = list(
+            Game.objects.filter(status=Game.Status.PLAYING, players__bot__gt="")
+            .distinct()
+            .order_by("pk")
+            .values_list("pk", "version")
+        )
+        if not now or now == seen:
+            return
+        seen = now
+        time.sleep(quiet)
 
 
 @pytest.fixture
