@@ -71,8 +71,8 @@ def loopback_nginx_conf(
     ``tls_terminators`` replaces the addresses whose X-Forwarded-For and
     X-Forwarded-Proto nginx believes: none by default, as on loopback
     nobody terminates TLS in front of it unless a test puts something there.
-    Without ``request_limits`` nginx does not pace new games and sockets per
-    client address: a load test's servers run without theirs."""
+    Without ``request_limits`` nginx does not pace pages, new games and
+    sockets per client address: a load test's servers run without theirs."""
     snippet = (ROOT / "deploy" / "nginx.conf").read_text()
     servers = "\n".join(f"    server 127.0.0.1:{port};" for port in daphne_ports)
     snippet, swapped = re.subn(r"^\s*server app:8000;$", servers, snippet, flags=re.M)
@@ -88,12 +88,12 @@ def loopback_nginx_conf(
             snippet,
             flags=re.M,
         )
-    paced = 2
+    paced = 3
     if not request_limits:
         snippet, paced = re.subn(
             r"^\s*limit_req zone=\S+ burst=\d+ nodelay;\n", "", snippet, flags=re.M
         )
-    if swapped != 1 or relisted != 1 or capped != 1 or paced != 2 or not trusted:
+    if swapped != 1 or relisted != 1 or capped != 1 or paced != 3 or not trusted:
         raise RuntimeError("deploy/nginx.conf no longer has the lines this script replaces")
     temp = "\n".join(
         f"    {kind}_temp_path {work / kind};"

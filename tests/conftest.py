@@ -109,7 +109,12 @@ def fresh_limits() -> Iterator[None]:
     from games.store import quotas
 
     def clear() -> None:
-        for counts in (quotas._LocalWindows, quotas._LocalCreations, quotas.SharedMessageCounts):
+        for counts in (
+            quotas._LocalWindows,
+            quotas._LocalCreations,
+            quotas.SharedMessageCounts,
+            limits.SpectatorMessages,
+        ):
             runtime.drop(counts)
         limits.sockets().open.clear()
         if settings.REDIS_URL:

@@ -368,6 +368,12 @@ YACHT_CHAT_LINES_PER_GAME = env.int("YACHT_CHAT_LINES_PER_GAME", default=20)
 # Chat lines delivered to spectators' sockets per second, in each server
 # process (players always get theirs); past it a spectator misses a line.
 YACHT_CHAT_DELIVERIES_PER_SECOND = env.float("YACHT_CHAT_DELIVERIES_PER_SECOND", default=500.0)
+# Messages from sockets without a seat (spectators) each server process
+# reads per second; past it they are answered spectators_busy unread.
+# Seated players' messages never count against it (docs/security.md).
+YACHT_SPECTATOR_MESSAGES_PER_SECOND = env.float(
+    "YACHT_SPECTATOR_MESSAGES_PER_SECOND", default=200.0
+)
 # New sockets per client address over 10 seconds (a reconnecting browser
 # backs off to far fewer): past it, too_many_sockets and 4029 too.
 YACHT_CONNECTS_PER_ADDRESS = env.int("YACHT_CONNECTS_PER_ADDRESS", default=30)

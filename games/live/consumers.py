@@ -343,9 +343,15 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         if not hasattr(self, "group") or self.refused:
             # Refused on connect and closing: what it sends is not read.
             return
-        if not self.bucket.take() or not await quotas.message_allowed(
-            address=self.address, guest=self.guest
-        ):
+        if not self.bucket.take():
+            await self.send_error("rate_limited")
+            await self.close(code=CLOSE_POLICY_VIOLATION, reason="rate limit")
+            return
+        if self.seat is None and not limits.spectator_messages().take():
+            runtime.counts["spectator_messages_refused"] += 1
+            await self.send_error("spectators_busy", resync=False)
+            return
+        if not await quotas.message_allowed(address=self.address, guest=self.guest):
             await self.send_error("rate_limited")
             await self.close(code=CLOSE_POLICY_VIOLATION, reason="rate limit")
             return

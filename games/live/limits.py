@@ -1,5 +1,6 @@
 """What one process holds: its open sockets, capped per client address, per
-guest, per game and in all, and its chat deliveries to spectators.
+guest, per game and in all, its chat deliveries to spectators and the
+messages it reads from spectators.
 
 A socket lives on one process, and that process's event loop is what a
 crowd of sockets slows down, so each process guards its own; the shipped
@@ -101,7 +102,32 @@ def sockets() -> SocketCounts:
     return runtime.part(SocketCounts)
 
 
-class ChatDeliveries:
+class _PerSecond:
+    """A budget of this process's: ``rate()`` a second, a second's worth at once."""
+
+    def __init__(self) -> None:
+        self.tokens: float | None = None
+        self.stamp = 0.0
+
+    def rate(self) -> float:
+        raise NotImplementedError
+
+    def take(self) -> bool:
+        rate = self.rate()
+        now = runtime.clock.monotonic()
+        if self.tokens is None:
+            self.tokens = rate
+        else:
+            # A clock set back (a test's) earns nothing rather than a debt.
+            self.tokens = min(rate, self.tokens + max(0.0, now - self.stamp) * rate)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class ChatDeliveries(_PerSecond):
     """This process's budget of chat lines delivered to spectators' sockets:
     a second's worth at once, then ``YACHT_CHAT_DELIVERIES_PER_SECOND``.
 
@@ -112,24 +138,33 @@ class ChatDeliveries:
     on connect has it.
     """
 
-    def __init__(self) -> None:
-        self.tokens: float | None = None
-        self.stamp = 0.0
+    def rate(self) -> float:
+        return float(settings.YACHT_CHAT_DELIVERIES_PER_SECOND)
 
-    def take(self) -> bool:
-        rate = settings.YACHT_CHAT_DELIVERIES_PER_SECOND
-        now = runtime.clock.monotonic()
-        if self.tokens is None:
-            self.tokens = rate
-        else:
-            self.tokens = min(rate, self.tokens + (now - self.stamp) * rate)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
+
+class SpectatorMessages(_PerSecond):
+    """This process's budget of messages from sockets without a seat: a
+    second's worth at once, then ``YACHT_SPECTATOR_MESSAGES_PER_SECOND``.
+
+    Each address keeps within its own message rate, but fifty addresses'
+    800 spectators asking for the table, or chatting into full tables, sent
+    the process a thousand messages a second, and other games' pushes took
+    fifteen to twenty-five times as long (``bench.abuse --attack
+    tables,chat``). A page watching a game asks a few times a minute at
+    most. Past the budget a spectator's message is answered
+    ``spectators_busy`` before any shared count, reading or rendering;
+    seated players' messages never wait on it.
+    """
+
+    def rate(self) -> float:
+        return float(settings.YACHT_SPECTATOR_MESSAGES_PER_SECOND)
 
 
 def chat_deliveries() -> ChatDeliveries:
     """This process's ``ChatDeliveries``."""
     return runtime.part(ChatDeliveries)
+
+
+def spectator_messages() -> SpectatorMessages:
+    """This process's ``SpectatorMessages``."""
+    return runtime.part(SpectatorMessages)

@@ -84,6 +84,9 @@ MESSAGES = {
         "Too many open connections from your browser or network: close some tabs and try again."
     ),
     "server_busy": _("The server is full just now: trying again in a moment."),
+    "spectators_busy": _(
+        "The server is busy with the players' games: as a spectator, try again in a moment."
+    ),
     "unavailable": _("The server could not save that just now: please try again."),
 }
 

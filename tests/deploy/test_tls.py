@@ -406,3 +406,19 @@ def test_games_posted_past_the_pace_are_refused_by_nginx_and_other_groups_still_
     # Another network is not held back, and the daily form is paced too.
     assert Browser(front, "127.0.0.3").post_form("/en/", "/en/", form).status == 302
     assert ana.request("POST", "/en/daily/", form={}, headers=headers).status == 429
+
+
+def test_pages_past_the_pace_are_refused_by_nginx_but_static_files_and_other_groups_are_not(
+    front: Front,
+) -> None:
+    eve = Browser(front, "127.0.0.9")
+    # nginx passes one page, 30 more at once, then one a second: a client
+    # asking as fast as it is answered meets a refusal within a few more.
+    statuses = [eve.request("GET", "/en/rules/").status for _ in range(45)]
+    assert statuses[:31] == [200] * 31
+    assert 429 in statuses[31:]
+    refused = eve.request("GET", "/en/")
+    assert refused.status == 429 and "nginx" in refused.body
+    # Its page's style is still served to it, and other networks' pages.
+    assert eve.request("GET", "/static/css/yacht.css").status == 200
+    assert Browser(front, "127.0.0.10").request("GET", "/en/").status == 200

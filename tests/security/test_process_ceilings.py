@@ -1,9 +1,9 @@
 """A process has ceilings of its own, beyond every client's fair share: open
 sockets (seated players first, spectators only below a share of it), games
-of bots alone played at once, and chat (a pace per game, a budget of
-deliveries to spectators). Fifty addresses each within its own limits must
-not slow the games of people playing. Small ceilings here, through the
-real routing."""
+of bots alone played at once, chat (a pace per game, a budget of
+deliveries to spectators) and the messages it reads from spectators. Fifty
+addresses each within its own limits must not slow the games of people
+playing. Small ceilings here, through the real routing."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ def fresh_counts() -> Iterator[None]:
     with (
         runtime.swap(limits.SocketCounts, limits.SocketCounts()),
         runtime.swap(limits.ChatDeliveries, limits.ChatDeliveries()),
+        runtime.swap(limits.SpectatorMessages, limits.SpectatorMessages()),
         runtime.swap(botplay.BotSlots, botplay.BotSlots()),
         runtime.swap(quotas.ChatHolds, quotas.ChatHolds()),
     ):
@@ -303,3 +304,37 @@ async def test_past_the_delivery_budget_spectators_miss_a_line_but_players_and_m
     assert heard == 2
     assert runtime.counts["chat_deliveries_skipped"] == skipped + 2
     assert (await chat_or_table(bo))["version"] == game.version + 1
+
+
+async def test_past_the_spectators_budget_a_spectator_is_told_busy_unread_while_players_play_on(
+    connect, settings, monkeypatch
+):
+    settings.YACHT_SPECTATOR_MESSAGES_PER_SECOND = 3
+    # The budget's clock stands still: nothing is earned back mid-test.
+    clock = HandClock(time.time(), intervals_too=True)
+    monkeypatch.setattr(runtime, "clock", clock)
+    game = await started()
+    ana = await connect(game.token, "ana")
+    watchers = [await connect(game.token, None) for _ in range(2)]
+    for client in (ana, *watchers):
+        await client.table()
+    refused = runtime.counts["spectator_messages_refused"]
+    # Three asks fit the process's budget, whichever spectator sends them.
+    for watcher in (*watchers, watchers[0]):
+        await watcher.send({"action": "sync", "version": game.version})
+        assert (await watcher.receive())["type"] == "current"
+    await watchers[1].send({"action": "sync", "version": game.version})
+    busy = await watchers[1].error()
+    assert busy["code"] == "spectators_busy"
+    assert runtime.counts["spectator_messages_refused"] == refused + 1
+    # The player's move is read and pushed to everyone, spectators included.
+    for _ in range(4):
+        await ana.send({"action": "sync", "version": game.version})
+        assert (await ana.receive())["type"] == "current"
+    await ana.send({"action": "roll", "version": game.version, "hold": []})
+    for client in (ana, *watchers):
+        assert (await client.table())["version"] == game.version + 1
+    # A second later the budget has room again, and the refused ask succeeds.
+    clock.wall += 1.0
+    await watchers[1].send({"action": "sync", "version": game.version + 1})
+    assert (await watchers[1].receive())["type"] == "current"
