@@ -103,7 +103,10 @@ def sockets() -> SocketCounts:
 
 
 class _PerSecond:
-    """A budget of this process's: ``rate()`` a second, a second's worth at once."""
+    """A budget of this process's: ``rate()`` a second, ``at_once`` seconds'
+    worth at once."""
+
+    at_once = 1.0
 
     def __init__(self) -> None:
         self.tokens: float | None = None
@@ -114,12 +117,13 @@ class _PerSecond:
 
     def take(self) -> bool:
         rate = self.rate()
+        most = max(1.0, rate * self.at_once)
         now = runtime.clock.monotonic()
         if self.tokens is None:
-            self.tokens = rate
+            self.tokens = most
         else:
             # A clock set back (a test's) earns nothing rather than a debt.
-            self.tokens = min(rate, self.tokens + max(0.0, now - self.stamp) * rate)
+            self.tokens = min(most, self.tokens + max(0.0, now - self.stamp) * rate)
         self.stamp = now
         if self.tokens < 1:
             return False
@@ -143,8 +147,8 @@ class ChatDeliveries(_PerSecond):
 
 
 class SpectatorMessages(_PerSecond):
-    """This process's budget of messages from sockets without a seat: a
-    second's worth at once, then ``YACHT_SPECTATOR_MESSAGES_PER_SECOND``.
+    """This process's budget of messages from sockets without a seat:
+    ``YACHT_SPECTATOR_MESSAGES_PER_SECOND``.
 
     Each address keeps within its own message rate, but fifty addresses'
     800 spectators asking for the table, or chatting into full tables, sent
@@ -154,7 +158,13 @@ class SpectatorMessages(_PerSecond):
     most. Past the budget a spectator's message is answered
     ``spectators_busy`` before any shared count, reading or rendering;
     seated players' messages never wait on it.
+
+    Only a tenth of a second's worth is read at once: a crowd's sockets
+    asking together, each ask read and answered, had held the loop for
+    100-150 ms when a whole second's worth could come at once.
     """
+
+    at_once = 0.1
 
     def rate(self) -> float:
         return float(settings.YACHT_SPECTATOR_MESSAGES_PER_SECOND)
