@@ -37,7 +37,7 @@ from games.edge.guests import GUEST_KEY
 from games.live import consumers
 from games.models import BOT_LEVELS, BOT_PACES, Game, Move, Player, ScoreEntry
 from games.play import actions, chat, services
-from games.play.actions import Declaration, Positions, Text, Whole
+from games.play.actions import Declaration, Faces, Positions, Text, Whole
 from games.present.messages import MESSAGES, error_message
 from games.rules import GameState, Hold, Roll, Score, ScriptedDice
 from games.store.selectors import game_players, game_state
@@ -473,6 +473,7 @@ WRONG: dict[type, list[object]] = {
     Whole: ["3", 3.0, True, False, None, [], {}, [3], {"v": 3}, "", -1.5],
     Text: [7, None, ["ones"], {"k": 1}, True, 3.5],
     Positions: ["01", 0, {"0": 1}, True, 1.0, None, [0, "1"], [True], [1.0]],
+    Faces: ["12345", 1, None, {"0": 1}, [1, 2, "3", 4, 5], [True, 1, 1, 1, 1], [1.0, 2, 3, 4, 5]],
 }
 
 
@@ -488,6 +489,8 @@ def field_value(draw: st.DrawFn, table: Table, name: str, kind: object) -> Any:
         known = list(kind.choices) or ALL_CATEGORIES
         junk = JUNK_TEXT.filter(lambda t: len(t) <= kind.max_length)
         return draw(st.one_of(st.sampled_from(known), junk))
+    if isinstance(kind, Faces):
+        return draw(st.lists(st.integers(1, 6), min_size=rules.DICE, max_size=rules.DICE))
     assert isinstance(kind, Positions)
     count = draw(st.integers(0, rules.DICE))
     return draw(st.permutations(range(rules.DICE)))[:count]
@@ -522,6 +525,13 @@ def malformed_field(draw: st.DrawFn, table: Table) -> tuple[dict[str, Any], str]
             st.sampled_from([[5], [-1], [0, 0], [4, 4, 1], [10**20], [0, 1, 2, 3, 4, 5], [6, 0]])
         )
         return message, "bad_hold"
+    if how == "bounds" and isinstance(f.kind, Faces):
+        message[f.name] = draw(
+            st.sampled_from(
+                [[0, 1, 2, 3, 4], [1, 2, 3, 4, 7], [1, 2, 3], [1] * 6, [], [10**20] * 5]
+            )
+        )
+        return message, "bad_faces"
     message[f.name] = draw(st.sampled_from(WRONG[type(f.kind)]))
     return message, "bad_message"
 
