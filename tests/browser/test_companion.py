@@ -47,9 +47,11 @@ def enter(page: Page) -> None:
 
 
 def dice(page: Page) -> list[str]:
+    """The faces on the table, from each die's drawing."""
+    pips = page.locator(".dice .die .pips")
     return [
-        (page.locator(".dice .die").nth(i).get_attribute("aria-label") or "").split(": ")[1]
-        for i in range(page.locator(".dice .die").count())
+        (pips.nth(i).get_attribute("class") or "").rsplit("face-", 1)[1]
+        for i in range(pips.count())
     ]
 
 
