@@ -204,3 +204,24 @@ def test_screens_of_the_option_a_turn_with_the_keypad_and_the_marked_pages(new_p
         page.goto(f"/en/g/{game.token}/review/")
         expect(page.locator(".entered-dice")).to_be_visible()
         page.screenshot(path=str(SCREENS / f"review-{size}.png"))
+
+
+def test_the_option_and_a_turn_with_the_keypad_pass_axe_in_every_language(
+    new_page,
+):
+    from tests.browser.test_accessibility import violations
+
+    page = new_page()
+    game = start(page)
+    found = {}
+    for language in ("en", "es", "it", "ca"):
+        for width, height in SIZES.values():
+            page.set_viewport_size({"width": width, "height": height})
+            setups.fill_home(page, lang=language, seats=1, dice_entered=True)
+            found[f"form {language} {width}"] = violations(page)
+            page.goto(f"/{language}/g/{game.token}/")
+            expect(page.locator("[data-keypad] [data-face='6']")).to_be_visible()
+            tap(page, "61")
+            expect(page.locator(".keypad-filled")).to_have_count(2)
+            found[f"keypad {language} {width}"] = violations(page)
+    assert {name: problems for name, problems in found.items() if problems} == {}
