@@ -225,3 +225,31 @@ def test_the_option_and_a_turn_with_the_keypad_pass_axe_in_every_language(
             expect(page.locator(".keypad-filled")).to_have_count(2)
             found[f"keypad {language} {width}"] = violations(page)
     assert {name: problems for name, problems in found.items() if problems} == {}
+
+
+def test_one_phone_passed_round_the_table_enters_each_persons_real_dice_after_the_hand_over(
+    new_page,
+):
+    page = new_page(width=375, height=812)
+    page.goto("/en/")
+    page.locator(".more-options > summary").click()
+    page.locator("#id_dice_entered").check()
+    page.locator("#id_people").fill("Ana\nBen")
+    page.get_by_role("button", name="Start on this device").click()
+    expect(page.locator("[data-connection=open]")).to_be_visible()
+    for name, faces, box in [("Ana", "33355", "full_house"), ("Ben", "12345", "little_straight")]:
+        screen = page.locator("[data-handover]")
+        # Keys typed behind the hand-over screen enter nothing.
+        page.keyboard.type("66666")
+        screen.get_by_role("button", name=f"{name} has it").click()
+        expect(page.locator("#turn-title")).to_contain_text(f"{name}'s turn")
+        assert slots(page) == [""] * 5
+        tap(page, faces)
+        enter(page)
+        assert dice(page) == list(faces)
+        score(page, box)
+    scored = ScoreEntry.objects.filter(player__game__dice_entered=True).order_by("created_at")
+    assert [(s.player.name, s.category, s.points) for s in scored] == [
+        ("Ana", "full_house", 19),
+        ("Ben", "little_straight", 30),
+    ]
