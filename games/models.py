@@ -93,6 +93,14 @@ class Game(models.Model):
         default=False,
         help_text=_("Every seat plays each round at the same time, on the same dice."),
     )
+    # A companion game: the players throw real dice and enter the faces. The
+    # server rolls none (no seed, no bots), so its dice prove nothing about
+    # fairness, and stats and boards leave it out.
+    dice_entered = models.BooleanField(
+        _("dice entered"),
+        default=False,
+        help_text=_("Played with real dice: the players entered every face they rolled."),
+    )
     # The perfect player plays the same dice alongside; its score is worked
     # out from the seed once the game is over (None until then, or when off).
     perfect_reference = models.BooleanField(_("perfect player reference"), default=False)

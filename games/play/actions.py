@@ -99,7 +99,22 @@ class Positions:
         return f"list of distinct die positions 0-{DICE - 1}"
 
 
-FieldKind = Whole | Text | Positions
+@dataclass(frozen=True)
+class Faces:
+    """Five dice as they came up, left to right, each a face 1-6."""
+
+    def read(self, value: object) -> tuple[int, ...]:
+        if not isinstance(value, list) or not all(_whole(d) for d in value):
+            raise BadMessage("bad_message")
+        if len(value) != DICE or any(not 1 <= d <= 6 for d in value):
+            raise BadMessage("bad_faces")
+        return tuple(value)
+
+    def describe(self) -> str:
+        return f"list of {DICE} faces 1-6, in die order"
+
+
+FieldKind = Whole | Text | Positions | Faces
 
 
 @dataclass(frozen=True)
@@ -192,6 +207,17 @@ DECLARATIONS: tuple[Declaration, ...] = (
         "push",
         "roll the dice not held; `hold` lists die positions to keep (none on the first "
         "roll of a turn); left out, the dice held now (`state.held`, see `hold`) are kept",
+    ),
+    Declaration(
+        "enter",
+        (VERSION, Field("dice", Faces()), Field("hold", Positions(), optional=True)),
+        services.game_enter,
+        "push",
+        "only in a game with `dice_entered` (real dice), in place of `roll`: the faces the "
+        "player threw, counted as a roll; `hold` lists the positions kept from the last "
+        "throw, which must show the same faces (`held_changed`); left out, the dice held "
+        "now are kept. A face outside 1-6 is `bad_faces`; `roll` there is `dice_are_entered`, "
+        "and `enter` in any other game `dice_are_rolled`",
     ),
     Declaration(
         "hold",

@@ -78,19 +78,21 @@ def decide(
         # Once the day is over its seed is revealed: an unfinished entry
         # could then know every die to come.
         raise GameError("daily_over")
-    kind: rules.ActionName = (
-        "roll"
-        if isinstance(action, rules.Roll)
-        else "hold"
-        if isinstance(action, rules.Hold)
-        else "score"
-    )
+    kind = _action_name(action)
     mine = seat_among(known.players, guest_id, known.game.current_seat)
     rules.require(known.table, mine.order if mine else None, kind, version=version)
     assert mine is not None
     # Acting takes the seat back from the bot that kept it (without a turn
     # clock: with one, the rules refused a seat whose time ran out).
     return _planned(known, mine.order, action, rng, now, takes_back=bool(mine.bot))
+
+
+def _action_name(action: rules.Action) -> rules.ActionName:
+    if isinstance(action, rules.Roll):
+        return "roll"
+    if isinstance(action, rules.Enter):
+        return "enter"
+    return "hold" if isinstance(action, rules.Hold) else "score"
 
 
 def decide_bot(known: Known, *, whims: random.Random, now: datetime) -> Plan:
@@ -149,6 +151,8 @@ def _planned_turn(
     if isinstance(action, rules.Roll) and action.hold is None:
         # The roll keeps what the seat holds now: the log and the dice name it.
         action = rules.Roll(before.held)
+    if isinstance(action, rules.Enter) and action.hold is None:
+        action = rules.Enter(action.dice, before.held)
     after = rules.apply(before, order, action, rng if rng is not None else _dice_for(game, action))
     move, score = _logged(
         game,
@@ -304,8 +308,11 @@ def _logged(
     card's box). ``hand_after`` is the seat's dice and holds after it,
     ``cards`` its card before and after."""
     move = Move(game=game, player=seat, version=game.version + 1)
-    if isinstance(action, rules.Roll | rules.Hold):
-        move.kind = Move.Kind.ROLL if isinstance(action, rules.Roll) else Move.Kind.HOLD
+    if isinstance(action, rules.Roll | rules.Enter | rules.Hold):
+        # Entered dice are logged as the roll they were: the game says whose
+        # dice they are (``Game.dice_entered``), so review and replay read
+        # them as any roll.
+        move.kind = Move.Kind.HOLD if isinstance(action, rules.Hold) else Move.Kind.ROLL
         move.dice = list(hand_after[0])
         move.held = sorted(hand_after[1])
         return move, None

@@ -64,6 +64,21 @@ def _fair_seed() -> dict[str, str]:
     return {"server_seed": seed.hex(), "seed_commitment": fairness.commitment(seed)}
 
 
+def _dice_source(dice_entered: bool) -> dict[str, str | bool]:
+    """Where a new game's dice come from: the fair seed, or (a companion
+    game) the players, with no seed to commit to since no die comes from it."""
+    if dice_entered:
+        return {"dice_entered": True}
+    return {**_fair_seed()}
+
+
+def _require_companion(bots: object, turn_seconds: int, duplicate: bool) -> None:
+    """A companion game's settings: nothing in it may need the server's
+    dice (a bot, the stand-in bot of a turn clock, duplicate rounds)."""
+    if bots or turn_seconds or duplicate:
+        raise GameError("companion_alone")
+
+
 def _commit(
     game: Game,
     players: Sequence[Player],
@@ -117,8 +132,13 @@ def game_create(
     turn_seconds: int = 0,
     duplicate: bool = False,
     perfect_reference: bool = False,
+    dice_entered: bool = False,
 ) -> Game:
     """A new game in its lobby, the creator in seat 1 as host.
+
+    A ``dice_entered`` game (a companion to real dice) has the players
+    enter the faces they threw; it has hints on, and no bots, clock or
+    duplicate rounds (``companion_alone``): each of them needs server dice.
 
     A ``duplicate`` game is played in simultaneous rounds on shared dice;
     with ``perfect_reference`` the perfect player plays those dice too, and
@@ -131,18 +151,20 @@ def game_create(
     _require_guest(guest_id)
     name = clean_name(name)
     _require_settings(ruleset, seat_count, bot_level, watch, turn_seconds)
+    if dice_entered:
+        _require_companion(bot_level or watch, turn_seconds, duplicate)
     with transaction.atomic():
         game = Game.objects.create(
             ruleset=ruleset,
             seat_count=seat_count,
-            hints=hints,
+            hints=hints or dice_entered,
             turn_seconds=turn_seconds,
             duplicate=duplicate,
             perfect_reference=duplicate and perfect_reference,
             bot_pace=_first_pace(seat_count=seat_count, bot_level=bot_level, watch=watch),
             version=1,
             acted_at=timezone.now(),
-            **_fair_seed(),
+            **_dice_source(dice_entered),
         )
         players = _seated(game, guest_id="" if watch else guest_id, name=name, bots=bot_level)
         if watch:
@@ -159,10 +181,12 @@ def game_create_shared(
     ruleset: str = rules.DEFAULT_RULESET,
     hints: bool = False,
     turn_seconds: int = 0,
+    dice_entered: bool = False,
 ) -> Game:
     """Pass and play: a game whose people all play on the device of the
     browser that made it, every person's seat bound to its one guest, then
     ``bots`` bots of ``bot_level``. Every seat is taken, so it starts at once.
+    With ``dice_entered``, a companion game (see ``game_create``).
 
     The device acts only for the seat to move (``rules.seat_acting``), so a
     person can never play another's turn from it.
@@ -173,17 +197,19 @@ def game_create_shared(
     if len(people) < 2 or bots < 0 or seat_count > MAX_SEATS:
         raise GameError("bad_seat_count")
     _require_settings(ruleset, seat_count, bot_level if bots else "", False, turn_seconds)
+    if dice_entered:
+        _require_companion(bots, turn_seconds, False)
     for order, name in enumerate(people):
         require_distinct(name, people[:order])
     with transaction.atomic():
         game = Game.objects.create(
             ruleset=ruleset,
             seat_count=seat_count,
-            hints=hints,
+            hints=hints or dice_entered,
             turn_seconds=turn_seconds,
             version=1,
             acted_at=timezone.now(),
-            **_fair_seed(),
+            **_dice_source(dice_entered),
         )
         players = [
             Player.objects.create(game=game, order=order, name=name, guest_id=guest_id, shared=True)
@@ -647,7 +673,7 @@ def _next_game(game: Game, players: Sequence[Player]) -> Game:
         duplicate=game.duplicate,
         perfect_reference=game.perfect_reference,
         bot_pace=game.bot_pace,
-        **_fair_seed(),
+        **_dice_source(game.dice_entered),
     )
     count = len(players)
     created = Player.objects.bulk_create(
@@ -673,6 +699,10 @@ def _roll(*, hold: Collection[int] | None = None) -> rules.Action:
     return rules.Roll(None if hold is None else frozenset(hold))
 
 
+def _enter(*, dice: Sequence[int], hold: Collection[int] | None = None) -> rules.Action:
+    return rules.Enter(tuple(dice), None if hold is None else frozenset(hold))
+
+
 def _hold(*, dice: Collection[int]) -> rules.Action:
     return rules.Hold(frozenset(dice))
 
@@ -686,6 +716,22 @@ def game_roll(
 ) -> Game:
     """Roll the dice not at the positions in ``hold``; None: not those held now."""
     return game_act(token=token, guest_id=guest_id, version=version, action=_roll(hold=hold))
+
+
+def game_enter(
+    *,
+    token: str,
+    guest_id: str,
+    version: int,
+    dice: Sequence[int],
+    hold: Collection[int] | None = None,
+) -> Game:
+    """In a companion game, the faces the player threw with real dice, as
+    a roll: ``hold`` are the positions kept from the last throw (None:
+    those held now), which must show the same faces."""
+    return game_act(
+        token=token, guest_id=guest_id, version=version, action=_enter(dice=dice, hold=hold)
+    )
 
 
 def game_hold(*, token: str, guest_id: str, version: int, dice: Collection[int]) -> Game:
@@ -711,6 +757,7 @@ def game_score(*, token: str, guest_id: str, version: int, category: str) -> Gam
 # itself: ``games.live.loopmoves``).
 MOVES: dict[Callable[..., Game], Callable[..., rules.Action]] = {
     game_roll: _roll,
+    game_enter: _enter,
     game_hold: _hold,
     game_score: _score,
 }

@@ -18,6 +18,17 @@ MESSAGES = {
     "bad_hold": _("You can only hold dice after the first roll, by their positions 1 to 5."),
     "unknown_action": _("That action does not exist."),
     "round_wait": _("You have scored this round: the next begins when everyone has."),
+    # a companion game, played with real dice
+    "bad_faces": _("Enter five dice, each a face from 1 to 6."),
+    "held_changed": _("A die you keep is not thrown again: it must show the same face."),
+    "dice_are_entered": _(
+        "This game is played with real dice: enter what you rolled. No bot can play in it."
+    ),
+    "dice_are_rolled": _("In this game the server rolls the dice: there is nothing to enter."),
+    "companion_alone": _(
+        "A game with real dice cannot have bots, a turn clock, duplicate rounds or the daily "
+        "challenge: the server would need to roll for them."
+    ),
     # services
     "stale_version": _("The game moved on before your action arrived; here is the current table."),
     "no_such_game": _("There is no game at this link."),

@@ -106,11 +106,23 @@ class Hold:
 
 
 @dataclass(frozen=True)
+class Enter:
+    """A companion game's roll: the faces the player threw with real dice.
+
+    It counts as a roll (three a turn at most); ``hold`` are the positions
+    kept from the last roll, which must show the same faces as before, and
+    None keeps the dice held now, as for ``Roll``."""
+
+    dice: tuple[int, ...]
+    hold: frozenset[int] | None = frozenset()
+
+
+@dataclass(frozen=True)
 class Score:
     category: str
 
 
-Action = Roll | Hold | Score
+Action = Roll | Hold | Enter | Score
 
 
 @dataclass(frozen=True)
@@ -178,6 +190,8 @@ def apply(state: GameState, seat: int, action: Action, rng: DiceRoller) -> GameS
         return _roll(state, state.held if action.hold is None else action.hold, rng)
     if isinstance(action, Hold):
         return _hold(state, action.hold)
+    if isinstance(action, Enter):
+        return _enter(state, state.held if action.hold is None else action.hold, action.dice)
     if isinstance(action, Score):
         return _score(state, action.category)
     raise GameError("unknown_action")
@@ -206,6 +220,28 @@ def _roll(state: GameState, hold: Iterable[int], rng: DiceRoller) -> GameState:
         raise GameError("bad_hold")
     dice = tuple(state.dice[i] if i in hold else rng.randint(1, 6) for i in range(DICE))
     return replace(state, dice=dice, held=hold, rolls=state.rolls + 1)
+
+
+def _faces(dice: Iterable[int]) -> tuple[int, ...]:
+    faces = tuple(dice)
+    if len(faces) != DICE or any(
+        not isinstance(d, int) or isinstance(d, bool) or not 1 <= d <= 6 for d in faces
+    ):
+        raise GameError("bad_faces")
+    return faces
+
+
+def _enter(state: GameState, hold: Iterable[int], dice: Iterable[int]) -> GameState:
+    if state.rolls >= MAX_ROLLS:
+        raise GameError("no_rolls_left")
+    hold = _positions(hold)
+    faces = _faces(dice)
+    if state.rolls == 0 and hold:
+        raise GameError("bad_hold")
+    if any(faces[i] != state.dice[i] for i in hold):
+        # A kept die is not thrown again: its face cannot change.
+        raise GameError("held_changed")
+    return replace(state, dice=faces, held=hold, rolls=state.rolls + 1)
 
 
 def _score(state: GameState, key: str) -> GameState:

@@ -24,6 +24,7 @@ from .errors import GameError
 Status = Literal["lobby", "playing", "finished"]
 ActionName = Literal[
     "roll",
+    "enter",
     "hold",
     "score",
     "start",
@@ -80,6 +81,9 @@ class Table:
     clock: bool = False
     # An entry to a daily challenge: one game a day, so it has no rematch.
     daily: bool = False
+    # A companion game: the players throw real dice and enter the faces
+    # ("enter"); the server rolls none, and no bot can play for a seat.
+    entered: bool = False
 
 
 Check = Callable[[Table, int | None, bool], str | None]
@@ -143,7 +147,8 @@ def _playing_seated(table: Table, seat: int | None, stale: bool) -> str | None:
     )
 
 
-def _roll(table: Table, seat: int | None, stale: bool) -> str | None:
+def _throw(table: Table, seat: int | None, stale: bool) -> str | None:
+    """The common part of a roll and an entry: the dice thrown again."""
     refused = _playing_seated(table, seat, stale)
     if refused:
         return refused
@@ -152,9 +157,17 @@ def _roll(table: Table, seat: int | None, stale: bool) -> str | None:
     return "no_rolls_left" if turn.rolls >= MAX_ROLLS else None
 
 
+def _roll(table: Table, seat: int | None, stale: bool) -> str | None:
+    return _throw(table, seat, stale) or ("dice_are_entered" if table.entered else None)
+
+
+def _enter(table: Table, seat: int | None, stale: bool) -> str | None:
+    return _throw(table, seat, stale) or (None if table.entered else "dice_are_rolled")
+
+
 def _hold(table: Table, seat: int | None, stale: bool) -> str | None:
     # Holding is part of the next roll: allowed between rolls, when a reroll is.
-    return _roll(table, seat, stale) or _score(table, seat, stale)
+    return _throw(table, seat, stale) or _score(table, seat, stale)
 
 
 def _score(table: Table, seat: int | None, stale: bool) -> str | None:
@@ -186,6 +199,9 @@ def _add_bot(table: Table, seat: int | None, stale: bool) -> str | None:
     refused = _in_lobby_as_host(table, seat)
     if refused:
         return refused
+    if table.entered:
+        # A bot would need the server's dice.
+        return "dice_are_entered"
     return "game_full" if len(table.seats) >= table.seat_count else None
 
 
@@ -200,6 +216,8 @@ def _hand_to_bot(table: Table, seat: int | None, stale: bool) -> str | None:
     refused = _during_play(table) or (None if _seated(table, seat) else "not_seated")
     if refused:
         return refused
+    if table.entered:
+        return "dice_are_entered"
     if table.turns is not None or table.clock:
         # Nobody waits on one seat's turn: each plays its own round; and
         # with a clock, the clock hands an idle seat's turn to the bot.
@@ -269,6 +287,7 @@ def _presence(table: Table, seat: int | None, stale: bool) -> str | None:
 
 CHECKS: dict[ActionName, Check] = {
     "roll": _roll,
+    "enter": _enter,
     "hold": _hold,
     "score": _score,
     "start": _start,

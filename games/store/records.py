@@ -45,6 +45,8 @@ class MyGame:
     seat_count: int = 0
     # The day of a daily challenge's entry.
     daily: date | None = None
+    # Played with real dice, entered by the players.
+    dice_entered: bool = False
 
     @property
     def opponents(self) -> list[str]:
@@ -111,6 +113,7 @@ def guest_games(
             seats_taken=len(names[game.pk]),
             seat_count=game.seat_count,
             daily=game.daily.day if game.daily is not None else None,
+            dice_entered=game.dice_entered,
         )
         _where_it_stands(mine, game, seat.order, cards.get(game.pk, {}), owned[game.pk])
         listed.append(mine)
@@ -205,6 +208,17 @@ def has_finished_passed_games(guest_id: str) -> bool:
     )
 
 
+def has_finished_entered_games(guest_id: str) -> bool:
+    """This guest finished a companion game (dice entered by the players),
+    which its stats keep apart: entered dice prove nothing."""
+    return (
+        bool(guest_id)
+        and Player.objects.filter(
+            guest_id=guest_id, game__dice_entered=True, game__status=Game.Status.FINISHED
+        ).exists()
+    )
+
+
 def guest_stats(guest_id: str) -> list[RulesetStats]:
     """This guest's finished games, summed up per rule set (in the order the
     rule sets are offered), each with its scores over time."""
@@ -213,7 +227,14 @@ def guest_stats(guest_id: str) -> list[RulesetStats]:
     seats = list(
         # A pass-and-play game's seats are the people who held the device,
         # not this browser's own: its stats would sum up several people.
-        Player.objects.filter(guest_id=guest_id, shared=False, game__status=Game.Status.FINISHED)
+        # A companion game's dice are whatever was entered: its scores say
+        # nothing of how this guest plays dice nobody chose.
+        Player.objects.filter(
+            guest_id=guest_id,
+            shared=False,
+            game__dice_entered=False,
+            game__status=Game.Status.FINISHED,
+        )
         .select_related("game")
         .order_by("game__finished_at", "game__pk")
     )

@@ -132,6 +132,8 @@ class Snapshot(TypedDict):
     ruleset: str
     seat_count: int
     hints: bool
+    # A companion game: the players entered every die (no seed, no commitment).
+    dice_entered: bool
     acted_at: float | None
     turn_seconds: int  # the turn clock, 0 for none
     # When the seat to move runs out of time (seconds since the epoch), if a clock runs.
@@ -462,6 +464,7 @@ def snapshot(
         "ruleset": game.ruleset,
         "seat_count": game.seat_count,
         "hints": game.hints,
+        "dice_entered": game.dice_entered,
         "acted_at": game.acted_at.timestamp() if game.acted_at else None,
         "turn_seconds": game.turn_seconds,
         "deadline": game.turn_deadline.timestamp() if playing and game.turn_deadline else None,
@@ -691,6 +694,7 @@ def rules_table(
         fresh_from=fresh_from,
         clock=bool(game.turn_seconds),
         daily=game.daily_id is not None,
+        entered=game.dice_entered,
     )
 
 
@@ -749,4 +753,5 @@ def snapshot_table(snap: Snapshot, *, absent: bool) -> rules.Table:
         turns=turns,
         clock=bool(snap["turn_seconds"]),
         daily=bool(snap["duplicate"] and snap["duplicate"]["daily"]),
+        entered=snap["dice_entered"],
     )

@@ -119,6 +119,17 @@ class NewGameForm(forms.Form):
         ),
     )
 
+    # A companion to real dice: no die is rolled by the server.
+    dice_entered = forms.BooleanField(
+        label=_("Real dice: enter what you roll"),
+        required=False,
+        help_text=_(
+            "For a table with real dice: each player taps in the faces they threw, and the "
+            "card adds up, with the advisor on. Works with pass and play or a link; no bots "
+            "or clock."
+        ),
+    )
+
     # Pass and play: its own button ("pass_and_play") starts a game for the
     # people named here, all on this device, with bots among them if asked.
     pass_and_play = forms.BooleanField(required=False)
@@ -150,7 +161,28 @@ class NewGameForm(forms.Form):
             self.add_error("opponents", _("Choose which bots should play."))
         if data.get("duplicate") and (data.get("seats") or 0) < 2:
             self.add_error("duplicate", _("A duplicate game needs 2 to 6 seats."))
+        if data.get("dice_entered"):
+            self._clean_companion(data)
         return data
+
+    def _clean_companion(self, data: dict[str, Any]) -> None:
+        """What a game of real dice cannot have: everything that needs the
+        server's dice (a bot, the clock's stand-in bot, shared rounds)."""
+        bots = data.get("people_bots") if data.get("pass_and_play") else data.get("opponents")
+        if bots or data.get("watch"):
+            self.add_error(
+                "dice_entered", _("Bots need the server's dice: play real dice with people only.")
+            )
+        if data.get("turn_seconds"):
+            self.add_error(
+                "dice_entered",
+                _("A turn clock hands a late turn to a bot: choose no clock for real dice."),
+            )
+        if data.get("duplicate"):
+            self.add_error(
+                "dice_entered",
+                _("Duplicate rounds share the server's dice: untick one of the two."),
+            )
 
     def _clean_people(self, data: dict[str, Any]) -> None:
         """The people of a pass-and-play game, one name a line, blank lines left out."""
@@ -183,3 +215,17 @@ class DailyForm(forms.Form):
 
     default_renderer = JINJA_WIDGETS
     name = OptionalNameField()
+    # Ticked on the home page before its daily button: refused, not ignored.
+    dice_entered = forms.BooleanField(required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("dice_entered"):
+            self.add_error(
+                None,
+                _(
+                    "Today's challenge is the same server dice for everyone: it cannot be "
+                    "played with real dice."
+                ),
+            )
+        return data

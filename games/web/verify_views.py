@@ -69,6 +69,7 @@ def verify_page(request: HttpRequest, token: str) -> HttpResponse:
         "ruleset_name": ruleset_name(game.ruleset),
         "commitment": game.seed_commitment,
         "verifiable": bool(game.server_seed),
+        "entered": game.dice_entered,
         "revealed": _revealed(game),
     }
     if context["revealed"]:

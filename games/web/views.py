@@ -94,6 +94,7 @@ def _created(data: dict[str, Any], guest: str) -> Game:
             ruleset=data["ruleset"],
             hints=data["hints"],
             turn_seconds=data["turn_seconds"] or 0,
+            dice_entered=data["dice_entered"],
         )
     return services.game_create(
         guest_id=guest,
@@ -106,6 +107,7 @@ def _created(data: dict[str, Any], guest: str) -> Game:
         turn_seconds=data["turn_seconds"] or 0,
         duplicate=data["duplicate"],
         perfect_reference=data["perfect_reference"],
+        dice_entered=data["dice_entered"],
     )
 
 
@@ -237,6 +239,7 @@ def my_stats(request: HttpRequest) -> HttpResponse:
     context = {
         "stats": stats_shown(records.guest_stats(guest)),
         "passed_left_out": records.has_finished_passed_games(guest),
+        "entered_left_out": records.has_finished_entered_games(guest),
     }
     return render(request, "games/my_stats.html", context)
 

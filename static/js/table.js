@@ -558,7 +558,7 @@
 
   function nextUseful() {
     const mine = table.querySelector("[data-my-turn]");
-    const roll = table.querySelector('[data-action="roll"]:not([disabled])');
+    const roll = table.querySelector('[data-action="roll"]:not([disabled]), [data-keypad] [data-face]');
     if (mine && roll && Number(mine.dataset.myTurn) === 0) return roll;
     if (mine && !roll) return table.querySelector(".box.best") || table.querySelector(".box");
     if (mine) return roll;
@@ -705,6 +705,8 @@
     if (element.dataset.die) return `.die[data-die="${element.dataset.die}"]`;
     if (element.dataset.category) return `[data-category="${element.dataset.category}"]`;
     if (element.dataset.action) return `[data-action="${element.dataset.action}"]`;
+    if (element.dataset.face) return `[data-face="${element.dataset.face}"]`;
+    if (element.matches("[data-keypad-enter], [data-keypad-undo]")) return "[data-keypad-enter]";
     return null;
   }
 
@@ -715,6 +717,64 @@
       die.setAttribute("aria-pressed", String(held));
       die.setAttribute("aria-label", held ? die.dataset.labelHeld : die.dataset.labelFree);
     });
+    showKeypad();
+  }
+
+  // A game of real dice: the faces tapped in for the next throw, in the
+  // places not kept. They stay through every push and a refused entry
+  // until the throw is entered (the turn's key, which counts throws, moves on).
+  let typed = [];
+  let typedFor = "";
+
+  function freePlaces() {
+    return [0, 1, 2, 3, 4].filter((i) => !holds.has(i));
+  }
+
+  function showKeypad() {
+    const pad = table.querySelector("[data-keypad]");
+    if (!pad) return;
+    if (pad.dataset.turn !== typedFor) {
+      typedFor = pad.dataset.turn;
+      typed = [];
+    }
+    const dice = pad.dataset.dice ? pad.dataset.dice.split(",").map(Number) : [];
+    const free = freePlaces();
+    typed = typed.slice(0, free.length);
+    pad.querySelectorAll("[data-slot]").forEach((slot) => {
+      const place = Number(slot.dataset.slot);
+      const at = free.indexOf(place);
+      const kept = at < 0;
+      slot.textContent = kept ? String(dice[place]) : at < typed.length ? String(typed[at]) : "";
+      slot.classList.toggle("keypad-kept", kept);
+      slot.classList.toggle("keypad-filled", !kept && at < typed.length);
+    });
+    pad.querySelector("[data-keypad-undo]").disabled = typed.length === 0;
+    pad.querySelector("[data-keypad-enter]").disabled = typed.length < free.length;
+    pad.querySelectorAll("[data-face]").forEach((face) => {
+      face.disabled = typed.length >= free.length;
+    });
+  }
+
+  function typeFace(face) {
+    if (!table.querySelector("[data-keypad]")) return false;
+    if (typed.length < freePlaces().length) typed.push(face);
+    showKeypad();
+    return true;
+  }
+
+  function untype() {
+    typed.pop();
+    showKeypad();
+  }
+
+  function enterThrow() {
+    const pad = table.querySelector("[data-keypad]");
+    const free = freePlaces();
+    if (!pad || typed.length < free.length) return false;
+    const dice = pad.dataset.dice ? pad.dataset.dice.split(",").map(Number) : [];
+    const faces = [0, 1, 2, 3, 4].map((i) => (holds.has(i) ? dice[i] : typed[free.indexOf(i)]));
+    request({ action: "enter", dice: faces, hold: [...holds].sort() });
+    return true;
   }
 
   function toggleHold(index) {
@@ -920,6 +980,20 @@
       skipBot();
       return;
     }
+    // The keypad takes every tap: two quick taps on 6 are two dice showing 6.
+    const face = event.target.closest("[data-face]");
+    if (face) {
+      typeFace(Number(face.dataset.face));
+      return;
+    }
+    if (event.target.closest("[data-keypad-undo]")) {
+      untype();
+      return;
+    }
+    if (event.target.closest("[data-keypad-enter]")) {
+      enterThrow();
+      return;
+    }
     const die = event.target.closest(".die");
     const key = focusKey(die || event.target.closest("[data-action]"));
     if (event.detail < 2) firstClick = key;
@@ -939,6 +1013,10 @@
     // Nobody plays a turn from under the hand-over screen, keys included.
     if (table.querySelector("[data-handover]")) return;
     if (event.target.closest("input, textarea, select")) return;
+    if (table.querySelector("[data-keypad]") && keypadKey(event)) {
+      event.preventDefault();
+      return;
+    }
     if (event.key === "r" || event.key === "R") {
       const roll = table.querySelector('[data-action="roll"]:not([disabled])');
       if (roll) {
@@ -951,7 +1029,24 @@
     }
   });
 
+  // With real dice, 1-6 type a face (a die is kept by clicking it),
+  // Backspace takes the last one back, and Enter sends a full throw unless
+  // focus is on a box or another control of its own.
+  function keypadKey(event) {
+    if (/^[1-6]$/.test(event.key)) return typeFace(Number(event.key));
+    if (event.key === "Backspace") {
+      untype();
+      return true;
+    }
+    if (event.key !== "Enter") return false;
+    const own = event.target.closest("button, a, summary");
+    if (own && !own.closest("[data-keypad]")) return false;
+    enterThrow();
+    return true;
+  }
+
   showSound();
+  showKeypad();
   showHandover();
   showAbsent();
   showCoach();

@@ -37,6 +37,7 @@ def fill_home(
     duplicate: bool = False,
     perfect_reference: bool = False,
     watch: bool = False,
+    dice_entered: bool = False,
 ) -> None:
     """The home page with a name given and, under "More options" (opened only
     when one is asked for), the settings that differ from the defaults.
@@ -49,6 +50,7 @@ def fill_home(
         "#id_duplicate": duplicate,
         "#id_perfect_reference": perfect_reference,
         "#id_watch": watch,
+        "#id_dice_entered": dice_entered,
     }
     if seats is None and ruleset is None and turn_seconds is None and not any(ticks.values()):
         return

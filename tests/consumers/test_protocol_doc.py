@@ -20,6 +20,8 @@ PAGE_ONLY = {
     "unknown_ruleset",
     "no_such_game",
     "no_guest",
+    # A game of real dice with what needs server dice: refused at creation.
+    "companion_alone",
 }
 
 

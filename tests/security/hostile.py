@@ -37,9 +37,9 @@ from games.edge.guests import GUEST_KEY
 from games.live import consumers
 from games.models import BOT_LEVELS, BOT_PACES, Game, Move, Player, ScoreEntry
 from games.play import actions, chat, services
-from games.play.actions import Declaration, Positions, Text, Whole
+from games.play.actions import Declaration, Faces, Positions, Text, Whole
 from games.present.messages import MESSAGES, error_message
-from games.rules import GameState, Hold, Roll, Score, ScriptedDice
+from games.rules import Enter, GameState, Hold, Roll, Score, ScriptedDice
 from games.store.selectors import game_players, game_state
 from yachtsite.asgi import application
 
@@ -116,6 +116,7 @@ class Table:
     state: GameState | None
     seat_count: int
     hints: bool = False
+    entered: bool = False  # real dice: the players enter every throw
     bots: list[str] = field(default_factory=list)  # by seat: the level playing it, or ""
     rematched: bool = False
     spectator_chat: bool = True
@@ -140,6 +141,7 @@ class Table:
             hints=self.hints,
             absent=True,
             spectator_chat=self.spectator_chat,
+            entered=self.entered,
         )
 
 
@@ -271,6 +273,7 @@ class Plan:
     stage: str  # lobby, playing, late or finished
     free: int = 0  # seats left free (in the lobby)
     hints: bool = False
+    entered: bool = False
 
 
 def create_tables(prefix: str, plans: list[Plan]) -> list[Table]:
@@ -284,6 +287,7 @@ def create_tables(prefix: str, plans: list[Plan]) -> list[Table]:
             seat_count=plan.seats + plan.free,
             ruleset=plan.ruleset,
             hints=plan.hints,
+            dice_entered=plan.entered,
         )
         for s in range(1, plan.seats):
             services.game_join(token=game.token, guest_id=guests[s], name=f"P{n}{s}")
@@ -300,7 +304,8 @@ def create_tables(prefix: str, plans: list[Plan]) -> list[Table]:
             game.version,
             None,
             seat_count=game.seat_count,
-            hints=plan.hints,
+            hints=game.hints,
+            entered=plan.entered,
             bots=[""] * len(guests),
         )
         table.state = replay(game)
@@ -379,12 +384,14 @@ def field_refusal(
 ) -> str | None:
     """What the action's own fields make of an action the rules allow this seat."""
     name = declaration.name
-    if name in ("roll", "hold", "score"):
+    if name in ("roll", "enter", "hold", "score"):
         assert table.state is not None and seat is not None
         move: rules.Action
         if name == "roll":
             # Left out, the roll keeps the dice held now.
             move = Roll(frozenset(message.get("hold", table.state.held)))
+        elif name == "enter":
+            move = Enter(tuple(message["dice"]), frozenset(message.get("hold", table.state.held)))
         elif name == "hold":
             move = Hold(frozenset(message["dice"]))
         else:
@@ -450,7 +457,8 @@ def advance(table: Table, message: dict[str, Any], sock: Sock) -> None:
     assert move.player is not None and move.player.order == sock.seat
     # Acting takes a seat back from the bot keeping it.
     table.bots[move.player.order] = ""
-    if action == "roll":
+    if action in ("roll", "enter"):
+        # An entered throw is logged as the roll it stands for.
         kept = message.get("hold", table.state.held)
         assert move.kind == Move.Kind.ROLL and set(move.held) == set(kept)
         table.state = replay_roll(table.state, move)
@@ -473,6 +481,7 @@ WRONG: dict[type, list[object]] = {
     Whole: ["3", 3.0, True, False, None, [], {}, [3], {"v": 3}, "", -1.5],
     Text: [7, None, ["ones"], {"k": 1}, True, 3.5],
     Positions: ["01", 0, {"0": 1}, True, 1.0, None, [0, "1"], [True], [1.0]],
+    Faces: ["12345", 1, None, {"0": 1}, [1, 2, "3", 4, 5], [True, 1, 1, 1, 1], [1.0, 2, 3, 4, 5]],
 }
 
 
@@ -488,6 +497,8 @@ def field_value(draw: st.DrawFn, table: Table, name: str, kind: object) -> Any:
         known = list(kind.choices) or ALL_CATEGORIES
         junk = JUNK_TEXT.filter(lambda t: len(t) <= kind.max_length)
         return draw(st.one_of(st.sampled_from(known), junk))
+    if isinstance(kind, Faces):
+        return draw(st.lists(st.integers(1, 6), min_size=rules.DICE, max_size=rules.DICE))
     assert isinstance(kind, Positions)
     count = draw(st.integers(0, rules.DICE))
     return draw(st.permutations(range(rules.DICE)))[:count]
@@ -522,6 +533,13 @@ def malformed_field(draw: st.DrawFn, table: Table) -> tuple[dict[str, Any], str]
             st.sampled_from([[5], [-1], [0, 0], [4, 4, 1], [10**20], [0, 1, 2, 3, 4, 5], [6, 0]])
         )
         return message, "bad_hold"
+    if how == "bounds" and isinstance(f.kind, Faces):
+        message[f.name] = draw(
+            st.sampled_from(
+                [[0, 1, 2, 3, 4], [1, 2, 3, 4, 7], [1, 2, 3], [1] * 6, [], [10**20] * 5]
+            )
+        )
+        return message, "bad_faces"
     message[f.name] = draw(st.sampled_from(WRONG[type(f.kind)]))
     return message, "bad_message"
 
@@ -664,6 +682,8 @@ def legal_message(draw: st.DrawFn, table: Table, sock: Sock) -> dict[str, Any]:
         if state.rolls and may_roll and draw(st.booleans()):
             dice = sorted(draw(st.sets(st.integers(0, 4))))
             return {"action": "hold", "version": v, "dice": dice}
+        if table.entered:
+            return entered_throw(draw, state, v)
         if state.rolls and draw(st.booleans()):
             return {"action": "roll", "version": v}  # keeps the dice held now
         hold = [] if state.rolls == 0 else sorted(draw(st.sets(st.integers(0, 4))))
@@ -673,6 +693,20 @@ def legal_message(draw: st.DrawFn, table: Table, sock: Sock) -> dict[str, Any]:
         "version": v,
         "category": draw(st.sampled_from(state.allowed_boxes())),
     }
+
+
+def entered_throw(draw: st.DrawFn, state: GameState, v: int) -> dict[str, Any]:
+    """A throw of real dice, entered: the kept dice with their faces, the
+    others as they came up (holds left out: those held now)."""
+    faces = draw(st.lists(st.integers(1, 6), min_size=rules.DICE, max_size=rules.DICE))
+    if state.rolls and draw(st.booleans()):
+        kept = state.held
+        message: dict[str, Any] = {"action": "enter", "version": v}
+    else:
+        kept = frozenset() if state.rolls == 0 else frozenset(draw(st.sets(st.integers(0, 4))))
+        message = {"action": "enter", "version": v, "hold": sorted(kept)}
+    message["dice"] = [state.dice[i] if i in kept else faces[i] for i in range(rules.DICE)]
+    return message
 
 
 # --- the driver ----------------------------------------------------------------
@@ -692,7 +726,9 @@ class Crowd:
         # A lobby with free seats for bots, a game under way (hints on or
         # off), and a solitaire about to end or ended. Hints only in Yacht:
         # its advisor's table builds in a blink, Yatzy's would take seconds.
+        # A game of real dice (whose hints are always on) now and then.
         hints = draw(st.booleans())
+        entered = hints and draw(st.booleans())
         plans = [
             Plan("yacht", draw(st.integers(1, 3)), "lobby", free=draw(st.integers(0, 2))),
             Plan(
@@ -700,6 +736,7 @@ class Crowd:
                 draw(st.integers(1, 3)),
                 "playing",
                 hints=hints,
+                entered=entered,
             ),
             Plan(draw(rulesets), 1, draw(st.sampled_from(["late", "late", "finished"]))),
         ]
