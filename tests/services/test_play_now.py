@@ -14,7 +14,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from games.models import Game, Player, QueueTicket
-from games.play import queue
+from games.play import queue, services
 from games.rules import GameError
 
 pytestmark = pytest.mark.django_db
@@ -244,3 +244,29 @@ def test_guests_pairing_at_the_same_time_are_each_seated_in_exactly_one_game():
     for ticket in QueueTicket.objects.all():
         assert ticket.state == QueueTicket.State.PAIRED
         assert Player.objects.get(guest_id=ticket.guest_id).game_id == ticket.game_id
+
+
+def test_a_pairing_that_fails_while_making_the_game_leaves_every_ticket_waiting(monkeypatch):
+    join("ana")
+
+    def crash(**_: object) -> Game:
+        raise RuntimeError("the process died here")
+
+    monkeypatch.setattr(queue.services, "game_create_paired", crash)
+    with pytest.raises(RuntimeError):
+        join("ben")
+    assert set(QueueTicket.objects.values_list("state", flat=True)) == {WAITING}
+    assert not Game.objects.exists()
+    monkeypatch.undo()
+    polled = queue.queue_poll(guest_id="ana")
+    assert polled is not None and polled.state == QueueTicket.State.PAIRED
+
+
+def test_a_person_who_leaves_a_paired_game_has_the_stand_in_bot_play_when_their_clock_runs_out():
+    join("ana")
+    game = join("ben").game
+    assert game is not None
+    Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    assert services.game_clock_expire(token=game.token)
+    away = Player.objects.get(game=game, order=0)
+    assert away.guest_id == "ana" and away.bot == services.STAND_IN_LEVEL
