@@ -180,3 +180,23 @@ def test_leaving_the_queue_is_one_press_and_pairs_nobody(new_page):
     expect(page).to_have_url(re.compile(r"/en/$"))
     expect(page.get_by_role("status")).to_have_text("You have left the Play now queue.")
     assert QueueTicket.objects.get().state == QueueTicket.State.LEFT
+
+
+def test_the_door_the_waiting_page_and_the_offer_pass_axe_in_every_language(new_page):
+    from tests.browser.test_accessibility import violations
+
+    found = {}
+    for language in ("en", "es", "it", "ca"):
+        page = new_page()
+        for size, (width, height) in SIZES.items():
+            page.set_viewport_size({"width": width, "height": height})
+            page.goto(f"/{language}/")
+            expect(page.locator(".door-now")).to_be_visible()
+            found[f"home {language} {size}"] = violations(page)
+        page.locator(".door-now button[type=submit]").click()
+        expect(page.locator(".play-now-seconds")).to_be_visible()
+        found[f"waiting {language}"] = violations(page)
+        expect(page.locator(".play-now-offer")).to_be_visible()
+        found[f"offer {language}"] = violations(page)
+        page.locator(".play-now-leave button").click()
+    assert {name: problems for name, problems in found.items() if problems} == {}
