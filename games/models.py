@@ -391,3 +391,68 @@ class DailyEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.challenge.day.isoformat()}: {self.game_id}"
+
+
+class QueueTicket(models.Model):
+    """One guest waiting under "Play now" to be paired with strangers.
+
+    Rows, not process memory: every server process pairs from the same
+    queue, and a restart loses nobody's place. A ticket leaves ``waiting``
+    only by an update conditional on it still waiting, so whatever process
+    crashes when, nobody is seated at two games from one ticket.
+    """
+
+    class State(models.TextChoices):
+        WAITING = "waiting", _("Waiting")
+        PAIRED = "paired", _("Paired")
+        LEFT = "left", _("Left")
+        BOT = "bot", _("Playing a bot")
+
+    guest_id = models.CharField(_("guest"), max_length=64)
+    # A keyed hash of the address group (``games.play.queue.network_of``):
+    # it counts a network's tickets and keeps no address.
+    network = models.CharField(_("network"), max_length=64, editable=False)
+    ruleset = models.CharField(
+        _("rule set"), max_length=16, choices=RULESET_CHOICES, default=DEFAULT_RULESET
+    )
+    # Blank: any language; else paired only with the same language or any.
+    language = models.CharField(_("language"), max_length=8, blank=True)
+    seats = models.PositiveSmallIntegerField(_("seats"), default=2)
+    name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH)
+    state = models.CharField(_("state"), max_length=8, choices=State.choices, default=State.WAITING)
+    # The person chose to keep waiting once the bot was offered.
+    kept_waiting = models.BooleanField(_("kept waiting"), default=False)
+    game = models.ForeignKey(
+        Game,
+        verbose_name=_("game"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="tickets",
+    )
+    created_at = models.DateTimeField(_("created"))
+    # When the waiting page last asked: a closed tab stops asking, and a
+    # ticket not seen for a while is paired with nobody.
+    seen_at = models.DateTimeField(_("last seen"))
+
+    class Meta:
+        verbose_name = _("queue ticket")
+        verbose_name_plural = _("queue tickets")
+        ordering = ["created_at", "pk"]
+        indexes = [
+            models.Index(fields=["state", "ruleset", "seats", "created_at"], name="queue_waiting"),
+            models.Index(fields=["seen_at"], name="queue_seen_at"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["guest_id"],
+                condition=Q(state="waiting"),
+                name="one_waiting_ticket_per_guest",
+            ),
+            models.CheckConstraint(
+                condition=Q(seats__gte=2, seats__lte=4), name="queue_seats_2_to_4"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.ruleset}, {self.state})"

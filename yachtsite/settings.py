@@ -343,6 +343,22 @@ YACHT_GAMES_PER_HOUR_FAIR_FLOOR = env.int("YACHT_GAMES_PER_HOUR_FAIR_FLOOR", def
 # database work.
 YACHT_JOINS_PER_SESSION = env.int("YACHT_JOINS_PER_SESSION", default=20)
 YACHT_JOINS_PER_ADDRESS = env.int("YACHT_JOINS_PER_ADDRESS", default=60)
+# Play now (games/play/queue.py): the seconds the waiting page counts down
+# before it offers a bot; a ticket whose page has not asked for this long is
+# paired with nobody (a closed tab); the waiting tickets one address group
+# may hold at once; the turn clock of a paired game (one of the clocks a
+# game can have), which has the stand-in bot play for a person who left.
+YACHT_PLAY_NOW_WAIT_SECONDS = env.int("YACHT_PLAY_NOW_WAIT_SECONDS", default=20)
+YACHT_PLAY_NOW_STALE_SECONDS = env.int("YACHT_PLAY_NOW_STALE_SECONDS", default=15)
+YACHT_PLAY_NOW_WAITING_PER_ADDRESS = env.int("YACHT_PLAY_NOW_WAITING_PER_ADDRESS", default=3)
+YACHT_PLAY_NOW_TURN_SECONDS = env.int("YACHT_PLAY_NOW_TURN_SECONDS", default=30)
+# Presses of Play now per guest session and per client address over 10
+# minutes, refused or not; and the waiting page's questions per minute (it
+# asks every 1.5 s), past which it is answered 429 without a database read.
+YACHT_PLAY_NOW_JOINS_PER_SESSION = env.int("YACHT_PLAY_NOW_JOINS_PER_SESSION", default=10)
+YACHT_PLAY_NOW_JOINS_PER_ADDRESS = env.int("YACHT_PLAY_NOW_JOINS_PER_ADDRESS", default=30)
+YACHT_PLAY_NOW_POLLS_PER_SESSION = env.int("YACHT_PLAY_NOW_POLLS_PER_SESSION", default=90)
+YACHT_PLAY_NOW_POLLS_PER_ADDRESS = env.int("YACHT_PLAY_NOW_POLLS_PER_ADDRESS", default=300)
 # Open game sockets per client address, per guest session and per game, in
 # each server process: past a cap the socket is told too_many_sockets and
 # closed with 4029.

@@ -22,6 +22,7 @@ from games.models import (
     BOT_LEVELS,
     BOT_PACES,
     MAX_SEATS,
+    NAME_MAX_LENGTH,
     TURN_CLOCKS,
     ChatMessage,
     DailyChallenge,
@@ -220,6 +221,47 @@ def game_create_shared(
             players.append(Player.objects.create(game=game, order=order, name=name, bot=bot_level))
         _start_at_once(game, players)
     return game
+
+
+def game_create_paired(
+    *, seats: Sequence[tuple[str, str]], ruleset: str, turn_seconds: int
+) -> Game:
+    """Play now: strangers from the queue, each (guest, name) of ``seats`` in
+    a seat bound to its own browser, in a game started at once. The turn
+    clock keeps it moving: a person who leaves has the stand-in bot play
+    each of their turns as it runs out. Two people who gave look-alike names
+    are told apart by their seat's number."""
+    for guest_id, _name in seats:
+        _require_guest(guest_id)
+    _require_settings(ruleset, len(seats), "", False, turn_seconds)
+    names: list[str] = []
+    for order, (_guest, name) in enumerate(seats):
+        names.append(_unlike(clean_name(name), names, order))
+    with transaction.atomic():
+        game = Game.objects.create(
+            ruleset=ruleset,
+            seat_count=len(seats),
+            turn_seconds=turn_seconds,
+            version=1,
+            acted_at=timezone.now(),
+            **_fair_seed(),
+        )
+        players = [
+            Player.objects.create(game=game, order=order, name=name, guest_id=guest_id)
+            for order, ((guest_id, _name), name) in enumerate(zip(seats, names, strict=True))
+        ]
+        _start_at_once(game, players)
+    return game
+
+
+def _unlike(name: str, taken: Sequence[str], order: int) -> str:
+    """``name``, or with its seat's number if it looks like one taken."""
+    try:
+        require_distinct(name, taken)
+    except GameError:
+        suffix = f" {order + 1}"
+        return name[: NAME_MAX_LENGTH - len(suffix)] + suffix
+    return name
 
 
 def _first_pace(*, seat_count: int, bot_level: str, watch: bool) -> str:

@@ -86,6 +86,15 @@ MESSAGES = {
         "like it: choose another."
     ),
     "daily_over": _("This daily challenge is over: its day has ended."),
+    # play now
+    "bad_queue_seats": _("Play now seats 2 to 4 players."),
+    "unknown_language": _("There is no such language."),
+    "queue_network_full": _(
+        "Several people on your network are already waiting under Play now: try again when "
+        "one of them has a game."
+    ),
+    "too_many_queue_joins": _("You have pressed Play now very often: please wait a few minutes."),
+    "not_queued": _("You are not waiting under Play now any more."),
     # transport
     "bad_json": _("That message was not valid JSON."),
     "bad_message": _("That message was not understood."),

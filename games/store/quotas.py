@@ -432,6 +432,39 @@ def join_allowed(*, address: str, guest: str) -> bool:
     return all(count <= caps[name] for (name, _), count in zip(counted, counts, strict=True))
 
 
+QUEUE_WINDOW = 600
+POLL_WINDOW = 60
+
+
+def _within(counted: list[tuple[str, str]], caps: dict[str, int], window: int) -> bool:
+    counts = _hits(counted, window)
+    return all(count <= caps[name] for (name, _), count in zip(counted, counts, strict=True))
+
+
+def queue_join_allowed(*, address: str, guest: str) -> bool:
+    """Count one press of Play now from this client; False past its share
+    (per address group, and per session when it has one), before any
+    database work. A join also counts as a game created (``game_creation``)."""
+    counted = [("queue-addr", address_group(address))]
+    if guest:
+        counted.append(("queue-guest", guest))
+    caps = {
+        "queue-addr": settings.YACHT_PLAY_NOW_JOINS_PER_ADDRESS,
+        "queue-guest": settings.YACHT_PLAY_NOW_JOINS_PER_SESSION,
+    }
+    return _within(counted, caps, QUEUE_WINDOW)
+
+
+def queue_poll_allowed(*, address: str, guest: str) -> bool:
+    """Count one question of a waiting page; False past its pace."""
+    counted = [("poll-addr", address_group(address)), ("poll-guest", guest)]
+    caps = {
+        "poll-addr": settings.YACHT_PLAY_NOW_POLLS_PER_ADDRESS,
+        "poll-guest": settings.YACHT_PLAY_NOW_POLLS_PER_SESSION,
+    }
+    return _within(counted, caps, POLL_WINDOW)
+
+
 CREATE_WINDOW = 3600
 # The codes of a creation refused by the limits below (HTTP 429 on a page).
 CREATION_REFUSALS = frozenset({"too_many_games", "site_busy", "creating_too_fast"})

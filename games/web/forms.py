@@ -229,3 +229,25 @@ class DailyForm(forms.Form):
                 ),
             )
         return data
+
+
+class PlayNowForm(forms.Form):
+    """Play now, from the home page's door: the name of the home form, and
+    the rule set, seats and language wanted at a stranger's table."""
+
+    default_renderer = JINJA_WIDGETS
+    name = OptionalNameField()
+    play_ruleset = forms.ChoiceField(
+        label=_("Rule set"),
+        choices=[(key, RULESET_NAMES[key]) for key in RULESETS],
+        initial=DEFAULT_RULESET,
+        required=False,
+    )
+    play_seats = forms.TypedChoiceField(
+        label=_("Players"),
+        choices=[(n, str(n)) for n in range(2, 5)],
+        coerce=int,
+        initial=2,
+        required=False,
+    )
+    play_language = forms.BooleanField(label=_("Only players of my language"), required=False)

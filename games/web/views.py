@@ -40,13 +40,14 @@ from games.store.selectors import (
     seat_of,
     seen_by,
 )
-from games.web.forms import JoinForm, NewGameForm, default_name
+from games.web.forms import JoinForm, NewGameForm, PlayNowForm, default_name
 
 
-def _home(request: HttpRequest, form: NewGameForm, *, status: int = 200) -> HttpResponse:
+def render_home(request: HttpRequest, form: NewGameForm, *, status: int = 200) -> HttpResponse:
     guest = guest_id_of(request.session)
     context = {
         "form": form,
+        "play_form": PlayNowForm(),
         "default_name": default_name(),
         "unfinished": games_listed(records.guest_games(guest, unfinished=True, limit=5)),
         "daily_entry": daily.daily_entry_today(guest),
@@ -70,7 +71,7 @@ def home(request: HttpRequest) -> HttpResponse:
         except GameError as error:
             form.add_error(None, error_message(error.code))
             if error.code in quotas.CREATION_REFUSALS:
-                return _home(request, form, status=429)
+                return render_home(request, form, status=429)
         else:
             took_a_seat(request, guest, name=form.cleaned_data["name"])
             if game.status == Game.Status.LOBBY and (
@@ -80,7 +81,7 @@ def home(request: HttpRequest) -> HttpResponse:
                 # others): there is nobody to wait for, so it starts at once.
                 services.game_start(token=game.token, guest_id=guest)
             return redirect("game", token=game.token)
-    return _home(request, form)
+    return render_home(request, form)
 
 
 def _created(data: dict[str, Any], guest: str) -> Game:

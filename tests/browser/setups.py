@@ -17,6 +17,7 @@ NAMES = ["Ana", "Bo", "Carmen", "Dario", "Elena", "Farid"]
 
 # The home page's three choices: friends, a bot level, or the daily challenge.
 CHOICES = {
+    "now": ".door-now button[type=submit]",
     "friends": ".door-friends button[type=submit]",
     "beginner": "button[name=opponents][value=beginner]",
     "solid": "button[name=opponents][value=solid]",

@@ -419,6 +419,8 @@ def test_pages_past_the_pace_are_refused_by_nginx_but_static_files_and_other_gro
     assert 429 in statuses[31:]
     refused = eve.request("GET", "/en/")
     assert refused.status == 429 and "nginx" in refused.body
-    # Its page's style is still served to it, and other networks' pages.
+    # Its page's style and Play now's status (the app counts those asks
+    # itself) are still served to it, and other networks' pages.
     assert eve.request("GET", "/static/css/yacht.css").status == 200
+    assert eve.request("GET", "/en/now/status.json").status == 200
     assert Browser(front, "127.0.0.10").request("GET", "/en/").status == 200

@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from games.edge.guests import GUEST_KEY
-from games.play import services
+from games.play import queue, services
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -36,6 +36,7 @@ def pages() -> dict[str, str]:
     services.game_join(token=duplicate.token, guest_id="bo", name="Bo")
     services.game_start(token=duplicate.token, guest_id="ana")
     passed = services.game_create_shared(guest_id="ana", names=("Ana", "Ben", "Cai"))
+    queue.queue_join(guest_id="waiting", name="Wai", address="192.0.2.1")
     urls = {
         "home": (visitor, "/en/"),
         "rules": (visitor, "/en/rules/"),
@@ -46,6 +47,7 @@ def pages() -> dict[str, str]:
         "watching": (visitor, f"/en/g/{playing.token}/"),
         "duplicate": (ana, f"/en/g/{duplicate.token}/"),
         "pass and play": (ana, f"/en/g/{passed.token}/"),
+        "play now waiting": (as_guest("waiting"), "/en/now/wait/"),
         "end": (ana, f"/en/g/{over.token}/"),
         "review": (ana, f"/en/g/{over.token}/review/"),
         "verify": (visitor, f"/en/g/{over.token}/verify/"),

@@ -196,8 +196,8 @@ def test_clean_stale_deletes_old_lobbies_and_expired_sessions_and_nothing_else()
     assert set(Game.objects.values_list("pk", flat=True)) == {new_lobby.pk, old_game.pk}
     assert list(Session.objects.values_list("session_key", flat=True)) == [live.session_key]
     assert (
-        "deleted 1 stale lobbies, 0 abandoned games, 0 old chat lines and 1 expired sessions"
-        in (out.getvalue())
+        "deleted 1 stale lobbies, 0 abandoned games, 0 old chat lines, 0 stale queue tickets "
+        "and 1 expired sessions" in (out.getvalue())
     )
 
 

@@ -1,5 +1,7 @@
 """Delete what nobody will come back for: lobbies never started, games
-started and then left for good, old chat lines and expired guest sessions.
+started and then left for good, old chat lines, Play now's queue tickets
+nobody has asked about for an hour (a closed waiting page, or a ticket
+whose game began) and expired guest sessions.
 Meant to be scheduled (cron, a systemd timer), e.g. hourly.
 
 A finished game is never deleted: it is a player's record (My games, My
@@ -23,10 +25,14 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from games.models import ChatMessage, Game, Move, ScoreEntry
+from games.play import queue
 
 # Rows deleted per statement: each batch is a short transaction, so a
 # cleanup of a large table never holds locks (or a SQLite writer) for long.
 BATCH = 500
+# A queue ticket is kept this long after its page last asked: long past any
+# wait, and its game keeps the seats.
+QUEUE_KEEP_HOURS = 1
 
 
 class Command(BaseCommand):
@@ -69,10 +75,11 @@ class Command(BaseCommand):
         chat = _delete_chat(
             ChatMessage.objects.filter(created_at__lt=now - timedelta(days=chat_days))
         )
+        tickets = queue.stale_tickets(before=timedelta(hours=QUEUE_KEEP_HOURS))
         sessions, _ = Session.objects.filter(expire_date__lt=now).delete()
         self.stdout.write(
             f"deleted {lobbies} stale lobbies, {abandoned} abandoned games, "
-            f"{chat} old chat lines and {sessions} expired sessions"
+            f"{chat} old chat lines, {tickets} stale queue tickets and {sessions} expired sessions"
         )
 
 
