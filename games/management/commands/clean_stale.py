@@ -8,6 +8,10 @@ stats, the review, a daily board). A game left unfinished for
 finished games count in anyone's stats, so deleting it takes nothing from
 them, where calling it finished would count half a game; and My games stops
 offering a table nobody will sit at again.
+
+It also closes the daily challenges of days that are over: the perfect
+player's score and each entry's points lost to optimal play are worked out
+here (seconds of the solver's time each), never by the board's page.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from games.models import ChatMessage, Game, Move, ScoreEntry
+from games.play.daily import daily_work_out_over
 
 # Rows deleted per statement: each batch is a short transaction, so a
 # cleanup of a large table never holds locks (or a SQLite writer) for long.
@@ -70,9 +75,11 @@ class Command(BaseCommand):
             ChatMessage.objects.filter(created_at__lt=now - timedelta(days=chat_days))
         )
         sessions, _ = Session.objects.filter(expire_date__lt=now).delete()
+        days = daily_work_out_over()
         self.stdout.write(
             f"deleted {lobbies} stale lobbies, {abandoned} abandoned games, "
-            f"{chat} old chat lines and {sessions} expired sessions"
+            f"{chat} old chat lines and {sessions} expired sessions; "
+            f"worked out {days} finished daily challenges"
         )
 
 
