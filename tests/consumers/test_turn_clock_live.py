@@ -36,18 +36,19 @@ def travel(time_machine, monkeypatch) -> TravelClock:
     return clock
 
 
-def short_clock_lobby() -> Game:
-    """A two-seat lobby whose turn clock is one second (shorter than any a
-    player can choose)."""
+def clocked_lobby() -> Game:
+    """A two-seat lobby whose turn clock is 30 seconds: far longer than a
+    socket's wait for a table, so a timer that waited on the event loop's
+    own clock instead of the test's could not act in time."""
     game = factories.lobby_game(2)
-    Game.objects.filter(pk=game.pk).update(turn_seconds=1)
+    Game.objects.filter(pk=game.pk).update(turn_seconds=30)
     return game
 
 
 async def test_the_clock_runs_out_under_a_live_socket_and_the_stand_in_bot_plays_the_turn(
     connect, quick_bots, travel
 ):
-    game = await sync_to_async(short_clock_lobby)()
+    game = await sync_to_async(clocked_lobby)()
     ana = await connect(game.token, "ana")
     watcher = await connect(game.token, None, lang="it")
     await ana.table()
@@ -56,8 +57,8 @@ async def test_the_clock_runs_out_under_a_live_socket_and_the_stand_in_bot_plays
     started = await watcher.table()
     assert started["state"]["deadline"] is not None
     assert 'role="timer"' in started["html"]
-    # Nobody acts, and the second passes: the timer of this process acts.
-    travel.shift(1.1)
+    # Nobody acts, and the 30 seconds pass: the timer of this process acts.
+    travel.shift(31)
     ran_out = await watcher.table(timeout=4)
     assert ran_out["state"]["last"]["kind"] == "clock"
     assert ran_out["state"]["last"]["seat"] == 0
@@ -78,11 +79,11 @@ async def test_the_clock_runs_out_under_a_live_socket_and_the_stand_in_bot_plays
 async def test_a_clock_that_ran_out_with_nobody_connected_is_honoured_when_someone_connects(
     connect, quick_bots, travel
 ):
-    game = await sync_to_async(short_clock_lobby)()
+    game = await sync_to_async(clocked_lobby)()
     await sync_to_async(services.game_start)(token=game.token, guest_id="ana")
     started = await sync_to_async(Game.objects.get)(pk=game.pk)
     # No socket, no timer: the deadline passes and nothing happens...
-    travel.shift(1.3)
+    travel.shift(31)
     still = await sync_to_async(Game.objects.get)(pk=game.pk)
     assert still.version == started.version
     assert (await sync_to_async(Player.objects.get)(game=game, order=0)).bot == ""
@@ -102,9 +103,9 @@ def _load_page(token: str) -> int:
 
 
 async def test_a_clock_that_ran_out_unwatched_is_honoured_by_the_games_page_too(travel):
-    game = await sync_to_async(short_clock_lobby)()
+    game = await sync_to_async(clocked_lobby)()
     await sync_to_async(services.game_start)(token=game.token, guest_id="ana")
-    travel.shift(1.2)
+    travel.shift(31)
     assert await sync_to_async(_load_page)(game.token) == 200
     ana = await sync_to_async(Player.objects.get)(game=game, order=0)
     assert ana.bot == services.STAND_IN_LEVEL
