@@ -50,6 +50,12 @@ class Clock:
     def monotonic(self) -> float:
         return time.monotonic()
 
+    async def sleep_until(self, wall: float) -> None:
+        """Wait until the wall time (``time()``) reaches ``wall``. Timers for
+        deadlines that processes share wait through here rather than on the
+        event loop's own clock, so a test that moves the time ends them."""
+        await asyncio.sleep(max(0.0, wall - self.time()))
+
 
 class Counts(Counter[str]):
     """What this process could not do or deliver, for operators (/health/)."""

@@ -18,6 +18,14 @@ with ``ast``. At module level, a name may not be bound to:
 And no function may rebind a module's name (``global``): that is process
 state however immutable each value it holds.
 
+A memo (``@cache``, ``@lru_cache``) is module state too: each is listed in
+``PURE_MEMOS`` with why what it keeps is a function of its arguments and of
+what is fixed at startup, never of what the process has seen; anything else
+(a client, a connection, a count) belongs in a runtime part. So are class
+attributes written at run time (``Class.name = …``, ``cls.name = …``) and a
+list, dict or set bound in a class body that some code changes in place:
+every instance would share it.
+
 The rule reads the source, not the objects, so it cannot tell what an
 unknown call returns (any such call is refused), nor follow a constant
 through another name. What Django itself requires, and the runtime object
@@ -80,6 +88,31 @@ ALLOWED_MODULES = {
     "yachtsite/settings.py": "Django's settings: read once at startup, never changed by the code",
     "yachtsite/settings_typecheck.py": "settings for mypy's Django plugin, never served",
 }
+
+# What each memo keeps is the same in every process: a pure function of its
+# arguments, and of the translation catalogs or a data file read at startup.
+_TRANSLATED = "a function of its arguments and the translation catalogs, fixed at startup"
+_PURE = "a pure function of its arguments (the rules and the solver's constants)"
+PURE_MEMOS = {
+    "games/present/rendering.py:_die": _TRANSLATED,
+    "games/present/rendering.py:avatar": "a function of a seat's place and name",
+    "games/present/rendering.py:_box_names": _TRANSLATED,
+    "games/present/rendering.py:_ruleset_name": _TRANSLATED,
+    "games/present/rendering.py:_rolls_left": _TRANSLATED,
+    "games/present/rules_pages.py:best_box": _PURE,
+    "games/solver/model.py:model_for": _PURE,
+    "games/solver/dice.py:sub_keeps": _PURE,
+    "games/solver/bots.py:_rule_of_thumb": _PURE,
+    "games/solver/bots.py:_solid_turn": _PURE,
+    "games/play/names.py:_look_alike_classes": "Unicode's confusables, from the data file "
+    "a package ships",
+    "yachtsite/jinja2.py:catalog": _TRANSLATED,
+    "yachtsite/jinja2.py:words": _TRANSLATED,
+    "yachtsite/jinja2.py:in_language": "an overlay of the template engine Django configures "
+    "once, holding only the templates it compiled",
+    "yachtsite/clientaddr.py:_networks": "the networks a list of addresses names",
+}
+MEMOS = {"cache", "lru_cache", "functools.cache", "functools.lru_cache"}
 
 CLOCKS = {"time.time", "time.monotonic", "time.perf_counter", "datetime.now", "timezone.now"}
 # The live layer's modules that may read the clock themselves.
@@ -244,6 +277,73 @@ def state_in(sources: dict[str, str]) -> list[str]:
     return found
 
 
+def memos_in(sources: dict[str, str]) -> list[str]:
+    """Each memoised function, as ``path:name``."""
+    found = []
+    for path, text in sources.items():
+        for node in ast.walk(ast.parse(text, path)):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for decorator in node.decorator_list:
+                called = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if dotted(called) in MEMOS:
+                    found.append(f"{path}:{node.name}")
+    return found
+
+
+def _attribute_of(target: ast.expr, owners: set[str]) -> bool:
+    """Whether ``target`` is an attribute of one of ``owners`` (``Class.name``)."""
+    owner = target.value if isinstance(target, ast.Attribute) else None
+    return isinstance(owner, ast.Name) and owner.id in owners
+
+
+def attributes_changed_in_place(trees: list[ast.Module], classes: set[str]) -> set[str]:
+    """The attributes of classes or instances some code changes in place."""
+    changed = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            target: ast.expr | None = None
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                target = node.value
+            elif isinstance(node, ast.AugAssign):
+                target = node.target
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in CHANGERS
+            ):
+                target = node.func.value
+            if target is not None and _attribute_of(target, classes | {"cls", "self"}):
+                changed.add(last_name(target))
+    return changed
+
+
+def class_state_in(sources: dict[str, str]) -> list[str]:
+    """Class attributes that hold process state, as ``path:line what``: one
+    written from a function (``Class.name = …``, ``cls.name = …``), or a
+    list, dict or set in a class body that code changes in place through a
+    class or an instance (every instance shares it)."""
+    trees = {path: ast.parse(text, path) for path, text in sources.items()}
+    classes = {n.name for t in trees.values() for n in ast.walk(t) if isinstance(n, ast.ClassDef)}
+    changed = attributes_changed_in_place(list(trees.values()), classes)
+    found = []
+    for path, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                for line, name, value in module_bindings(ast.Module(node.body, [])):
+                    why = mutable(value, set())
+                    if why in ("a list", "a dict", "a set") and name in changed:
+                        found.append(
+                            f"{path}:{line} {node.name}.{name} = {why} every instance shares"
+                        )
+            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if _attribute_of(target, classes | {"cls"}):
+                        found.append(f"{path}:{node.lineno} {dotted(target)} set at run time")
+    return sorted(found, key=lambda finding: int(finding.split(":")[1].split()[0]))
+
+
 def clock_reads_in(sources: dict[str, str]) -> list[str]:
     """Each call of a clock function, as ``path:line name``."""
     return [
@@ -262,11 +362,21 @@ def test_no_module_keeps_process_state_of_its_own() -> None:
     assert state_in(project()) == []
 
 
-def test_the_live_layer_reads_the_time_through_the_runtimes_clock() -> None:
+def test_every_memo_keeps_only_what_is_the_same_in_every_process() -> None:
+    memos = memos_in(project())
+    assert [memo for memo in memos if memo not in PURE_MEMOS] == []
+    assert sorted(set(PURE_MEMOS) - set(memos)) == [], "a memo gone is no longer allowed"
+
+
+def test_no_class_keeps_process_state_in_its_attributes() -> None:
+    assert class_state_in(project()) == []
+
+
+def test_the_live_layer_and_the_store_read_the_time_through_the_runtimes_clock() -> None:
     live = {
         path: text
         for path, text in project().items()
-        if path.startswith("games/live/") and path not in OWN_CLOCKS
+        if path.startswith(("games/live/", "games/store/")) and path not in OWN_CLOCKS
     }
     assert clock_reads_in(live) == []
 
@@ -297,6 +407,42 @@ def bump():
     GROWN.append(1)
     return time.time()
 """
+
+MEMO_SAMPLE = """
+import functools
+from functools import cache, lru_cache
+
+class Registry:
+    seen = []
+    LABELS = ["a"]
+
+    @classmethod
+    def note(cls, item):
+        cls.last = item
+        cls.seen.append(item)
+
+@cache
+def client(url): ...
+
+@lru_cache(maxsize=4)
+def parsed(text): ...
+
+@functools.lru_cache
+def table(): ...
+
+def remember(item):
+    Registry.first = item
+"""
+
+
+def test_the_rule_finds_every_memo_and_class_attributes_written_at_run_time() -> None:
+    sample = {"sample.py": MEMO_SAMPLE}
+    assert memos_in(sample) == ["sample.py:client", "sample.py:parsed", "sample.py:table"]
+    assert class_state_in(sample) == [
+        "sample.py:6 Registry.seen = a list every instance shares",
+        "sample.py:11 cls.last set at run time",
+        "sample.py:24 Registry.first set at run time",
+    ]
 
 
 def test_the_rule_finds_each_kind_of_module_state_and_passes_constants() -> None:

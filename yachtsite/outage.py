@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from functools import lru_cache
 
 import redis
 from django.conf import settings
@@ -18,6 +17,8 @@ from django.db import InterfaceError, OperationalError, connection
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from redis.exceptions import RedisError
+
+from games.runtime import runtime
 
 log = logging.getLogger(__name__)
 
@@ -56,11 +57,19 @@ def database_answers() -> bool:
     return True
 
 
-@lru_cache(maxsize=4)
+class _HealthClients(dict[str, redis.Redis]):
+    """The health check's Redis client of each URL, kept by the runtime so
+    that a check reuses the last one's connection."""
+
+
 def _redis(url: str) -> redis.Redis:
-    return redis.Redis.from_url(
-        url, socket_timeout=1, socket_connect_timeout=1, **settings.REDIS_CLIENT_OPTIONS
-    )
+    clients = runtime.part(_HealthClients)
+    client = clients.get(url)
+    if client is None:
+        client = clients[url] = redis.Redis.from_url(
+            url, socket_timeout=1, socket_connect_timeout=1, **settings.REDIS_CLIENT_OPTIONS
+        )
+    return client
 
 
 def redis_answers() -> bool | None:

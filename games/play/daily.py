@@ -6,6 +6,11 @@ makes today's and tomorrow's), so its commitment is public ahead of play;
 the seed itself is revealed when the day (UTC) is over, and with it each
 entry's dice, review and points lost to optimal play. During the day the
 board shows names and totals only.
+
+Those losses and the perfect player's score take the solver seconds, so
+no page works them out: ``daily_work_out_over`` does, from the scheduled
+``clean_stale`` command, and the board says they are being worked out
+until it has.
 """
 
 from __future__ import annotations
@@ -163,12 +168,15 @@ class Board:
     rows: list[BoardRow]
     playing: int  # entries not finished yet
     perfect: int | None
+    # Over, and the perfect score or an entry's loss not worked out yet.
+    working_out: bool = False
 
 
 def daily_board(challenge: DailyChallenge) -> Board:
     """The day's finished entries ranked by total (equal totals share a
     place). Once the day is over, each with its points lost to optimal play,
-    and the perfect player's score on the day's dice."""
+    and the perfect player's score on the day's dice, as far as
+    ``daily_work_out_over`` has worked them out: it only reads."""
     over = is_over(challenge.day)
     entries = list(challenge.entries.select_related("game").order_by("created_at", "pk"))
     finished = [e for e in entries if e.game.status == Game.Status.FINISHED]
@@ -176,8 +184,6 @@ def daily_board(challenge: DailyChallenge) -> Board:
     players = {
         p.game_id: p for p in Player.objects.filter(game__in=[e.game for e in finished], order=0)
     }
-    if over:
-        _work_out(challenge, [players[e.game_id] for e in finished])
     ranked = sorted(finished, key=lambda e: -totals[e.game_id])
     rows = []
     for e in ranked:
@@ -197,6 +203,11 @@ def daily_board(challenge: DailyChallenge) -> Board:
         rows=rows,
         playing=len(entries) - len(finished),
         perfect=challenge.perfect_score if over else None,
+        working_out=over
+        and (
+            challenge.perfect_score is None
+            or any(p.lost_to_optimal is None for p in players.values())
+        ),
     )
 
 
@@ -218,9 +229,40 @@ def _totals(ruleset_key: str, game_ids: list[int]) -> dict[int, int]:
     }
 
 
+def daily_work_out_over() -> int:
+    """For every day that is over, the perfect player's score and each
+    finished entry's points lost to optimal play, worked out once and kept
+    (what is already kept is not worked out again); how many days had any.
+
+    No entry finishes after its day (a move then is ``daily_over``), so
+    what a day's board shows is complete once its day has been worked out.
+    """
+    days = (
+        DailyChallenge.objects.filter(day__lt=today())
+        .filter(
+            Q(perfect_score__isnull=True)
+            | Q(
+                entries__game__status=Game.Status.FINISHED,
+                entries__game__players__order=0,
+                entries__game__players__lost_to_optimal__isnull=True,
+            )
+        )
+        .distinct()
+        .order_by("day")
+    )
+    worked = 0
+    for challenge in days:
+        players = Player.objects.filter(
+            game__daily=challenge, game__status=Game.Status.FINISHED, order=0
+        ).select_related("game")
+        _work_out(challenge, list(players))
+        worked += 1
+    return worked
+
+
 def _work_out(challenge: DailyChallenge, players: list[Player]) -> None:
-    """Once a day is over: the perfect player's score and each entry's
-    points lost to optimal play, worked out once and kept."""
+    """The perfect player's score on a day's dice and each entry's points
+    lost to optimal play, for whichever is not kept yet."""
     from games.solver.reference import perfect_score
     from games.store.advice import game_review
 

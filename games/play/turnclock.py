@@ -13,7 +13,6 @@ while the bot takes the turn.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from django.db import DatabaseError
@@ -56,7 +55,7 @@ def _arm(token: str, version: int, deadline: float) -> None:
 async def _at_deadline(token: str, version: int, deadline: float) -> None:
     from games.play import services
 
-    await asyncio.sleep(max(0.0, deadline - runtime.clock.time()) + LATE_BY)
+    await runtime.clock.sleep_until(deadline + LATE_BY)
     try:
         await dbthreads.run(token, services.game_clock_expire, token=token, version=version)
     except DatabaseError:

@@ -4,7 +4,6 @@ that pages and pushes are rendered from."""
 from __future__ import annotations
 
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime
@@ -12,7 +11,6 @@ from typing import TYPE_CHECKING, Literal, NamedTuple, TypedDict, cast
 
 from django.conf import settings
 from django.db.models import Max, OuterRef, Subquery
-from django.utils import timezone
 
 from games import rules
 from games.models import ChatMessage, Game, Move, Player, ScoreEntry
@@ -221,8 +219,8 @@ def clock_ran_out(status: str, deadline: datetime | float | int | None) -> bool:
     if status != Game.Status.PLAYING or deadline is None:
         return False
     if isinstance(deadline, datetime):
-        return deadline <= timezone.now()
-    return deadline <= time.time()
+        return deadline <= runtime.clock.now()
+    return deadline <= runtime.clock.time()
 
 
 class Sync(NamedTuple):
@@ -675,7 +673,7 @@ def rules_table(
     game: Game, players: Sequence[Player], state: rules.GameState | None
 ) -> rules.Table:
     """A stored game as the rules' checks see it (``state`` is None in the lobby)."""
-    idle = (timezone.now() - game.acted_at).total_seconds() if game.acted_at else 0.0
+    idle = (runtime.clock.now() - game.acted_at).total_seconds() if game.acted_at else 0.0
     turns = fresh_from = None
     if game.duplicate and state is not None:
         dup = duplicate_state(game, players, state)

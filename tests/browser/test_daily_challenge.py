@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from playwright.sync_api import expect
 
 from games.models import DailyChallenge
@@ -53,11 +55,17 @@ def test_a_player_plays_todays_challenge_and_finds_it_on_the_board(new_page):
     other.get_by_role("link", name="Play an ordinary game").click()
     expect(other).to_have_url(re.compile(r"/en/$"))
 
-    # The day passes: its board now tells the points lost and the perfect player.
+    # The day passes: its board says the points lost and the perfect player's
+    # score are being worked out, and tells them once the cleanup has.
     day = daily.today()
     DailyChallenge.objects.filter(day=day).update(day=day - timedelta(days=1))
     page.goto(f"/en/daily/{(day - timedelta(days=1)).isoformat()}/")
+    expect(page.locator(".daily-working-out")).to_contain_text("being worked out")
+    expect(page.locator(".duplicate-perfect")).to_have_count(0)
+    call_command("clean_stale", stdout=StringIO())
+    page.reload()
     expect(page.locator(".duplicate-perfect")).to_contain_text("The perfect player scored")
+    expect(page.locator(".daily-working-out")).to_have_count(0)
     expect(page.get_by_role("link", name="Review of Dora")).to_be_visible()
     shoot(page, "daily-board-day-over")
     page.goto("/en/daily/")

@@ -4,7 +4,6 @@ or the next page load, acts)."""
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -15,7 +14,9 @@ from django.utils import timezone
 
 from games.models import Game, Player
 from games.play import services
+from games.runtime import runtime
 from tests import factories
+from tests.clocks import TravelClock
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -25,18 +26,29 @@ def quick_bots(settings):
     settings.YACHT_BOT_PAUSE = (0.0, 0.01)
 
 
-def short_clock_lobby() -> Game:
-    """A two-seat lobby whose turn clock is one second (shorter than any a
-    player can choose, so the test does not wait)."""
+@pytest.fixture
+def travel(time_machine, monkeypatch) -> TravelClock:
+    """The time stands still until the test moves it, and the turn clock's
+    timers wait on it: a deadline passes without the test waiting for it."""
+    time_machine.move_to(timezone.now(), tick=False)
+    clock = TravelClock(time_machine)
+    monkeypatch.setattr(runtime, "clock", clock)
+    return clock
+
+
+def clocked_lobby() -> Game:
+    """A two-seat lobby whose turn clock is 30 seconds: far longer than a
+    socket's wait for a table, so a timer that waited on the event loop's
+    own clock instead of the test's could not act in time."""
     game = factories.lobby_game(2)
-    Game.objects.filter(pk=game.pk).update(turn_seconds=1)
+    Game.objects.filter(pk=game.pk).update(turn_seconds=30)
     return game
 
 
 async def test_the_clock_runs_out_under_a_live_socket_and_the_stand_in_bot_plays_the_turn(
-    connect, quick_bots
+    connect, quick_bots, travel
 ):
-    game = await sync_to_async(short_clock_lobby)()
+    game = await sync_to_async(clocked_lobby)()
     ana = await connect(game.token, "ana")
     watcher = await connect(game.token, None, lang="it")
     await ana.table()
@@ -45,7 +57,8 @@ async def test_the_clock_runs_out_under_a_live_socket_and_the_stand_in_bot_plays
     started = await watcher.table()
     assert started["state"]["deadline"] is not None
     assert 'role="timer"' in started["html"]
-    # Nobody acts: within the second (and a little) the clock runs out.
+    # Nobody acts, and the 30 seconds pass: the timer of this process acts.
+    travel.shift(31)
     ran_out = await watcher.table(timeout=4)
     assert ran_out["state"]["last"]["kind"] == "clock"
     assert ran_out["state"]["last"]["seat"] == 0
@@ -64,13 +77,13 @@ async def test_the_clock_runs_out_under_a_live_socket_and_the_stand_in_bot_plays
 
 
 async def test_a_clock_that_ran_out_with_nobody_connected_is_honoured_when_someone_connects(
-    connect, quick_bots
+    connect, quick_bots, travel
 ):
-    game = await sync_to_async(short_clock_lobby)()
+    game = await sync_to_async(clocked_lobby)()
     await sync_to_async(services.game_start)(token=game.token, guest_id="ana")
     started = await sync_to_async(Game.objects.get)(pk=game.pk)
     # No socket, no timer: the deadline passes and nothing happens...
-    await asyncio.sleep(1.3)
+    travel.shift(31)
     still = await sync_to_async(Game.objects.get)(pk=game.pk)
     assert still.version == started.version
     assert (await sync_to_async(Player.objects.get)(game=game, order=0)).bot == ""
@@ -89,10 +102,10 @@ def _load_page(token: str) -> int:
     return PageClient().get(f"/en/g/{token}/").status_code
 
 
-async def test_a_clock_that_ran_out_unwatched_is_honoured_by_the_games_page_too():
-    game = await sync_to_async(short_clock_lobby)()
+async def test_a_clock_that_ran_out_unwatched_is_honoured_by_the_games_page_too(travel):
+    game = await sync_to_async(clocked_lobby)()
     await sync_to_async(services.game_start)(token=game.token, guest_id="ana")
-    await asyncio.sleep(1.2)
+    travel.shift(31)
     assert await sync_to_async(_load_page)(game.token) == 200
     ana = await sync_to_async(Player.objects.get)(game=game, order=0)
     assert ana.bot == services.STAND_IN_LEVEL

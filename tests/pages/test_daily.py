@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
+from io import StringIO
 from unittest import mock
 
 import pytest
 import time_machine
+from django.core.management import call_command
 from django.db import IntegrityError
 from django.test import Client
 from django.utils import timezone
@@ -114,25 +116,63 @@ def test_once_the_day_is_over_the_board_ranks_with_losses_reviews_and_the_perfec
     challenge = DailyChallenge.objects.get(day=day)
     later = timezone.now() + timedelta(days=1)
     with time_machine.travel(later, tick=False):
-        board = client.get(f"/en/daily/{day.isoformat()}/").content.decode()
         with pytest.raises(GameError) as refused:
             services.game_roll(token=cy.token, guest_id="cy", version=cy.version)
         assert refused.value.code == "daily_over"
         assert client.get(f"/en/g/{ana.token}/verify.json").json()["seed"] == (
             challenge.server_seed
         )
+        call_command("clean_stale", stdout=StringIO())
+        board = client.get(f"/en/daily/{day.isoformat()}/").content.decode()
     challenge.refresh_from_db()
     from games.solver.reference import perfect_score
 
     assert challenge.perfect_score == perfect_score("yacht", bytes.fromhex(challenge.server_seed))
     assert f"The perfect player scored {challenge.perfect_score}" in board
+    assert "being worked out" not in board
     assert challenge.server_seed in board
     assert f"/en/g/{ana.token}/review/" in board and f"/en/g/{bo.token}/review/" in board
     totals = {g.token: game_snapshot(g)["seats"][0]["total"] for g in (ana, bo)}
     order = [m.group(1) for m in re.finditer(r"/en/g/([\w-]+)/review/", board)]
     assert order == sorted(totals, key=lambda t: -totals[t])
     for game in (ana, bo):
-        assert Player.objects.get(game=game).lost_to_optimal is not None
+        lost = Player.objects.get(game=game).lost_to_optimal
+        assert lost is not None and f"<td>{lost:.1f}</td>" in board
+
+
+def test_the_board_of_a_day_just_over_only_reads_and_says_its_losses_are_being_worked_out(
+    client,
+):
+    ana = play_to_the_end(daily.daily_enter(guest_id="ana", name="Ana", address="192.0.2.1"), "ana")
+    day = daily.today()
+    with time_machine.travel(timezone.now() + timedelta(days=1), tick=False):
+        for lang, words in (("en", "being worked out"), ("it", "in fase di calcolo")):
+            page = client.get(f"/{lang}/daily/{day.isoformat()}/").content.decode()
+            assert words in page and "Ana" in page
+            assert "perfect player scored" not in page and "giocatore perfetto ha fatto" not in page
+        with mock.patch("games.solver.reference.perfect_score") as solver:
+            client.get(f"/en/daily/{day.isoformat()}/")
+        assert solver.call_count == 0, "no page works the day out"
+    assert DailyChallenge.objects.get(day=day).perfect_score is None
+    assert Player.objects.get(game=ana).lost_to_optimal is None
+
+
+def test_the_scheduled_cleanup_works_out_each_day_once_it_is_over_and_only_once(client):
+    ana = play_to_the_end(daily.daily_enter(guest_id="ana", name="Ana", address="192.0.2.1"), "ana")
+    day = daily.today()
+    assert daily.daily_work_out_over() == 0, "a day still on keeps its secrets"
+    assert DailyChallenge.objects.get(day=day).perfect_score is None
+    with time_machine.travel(timezone.now() + timedelta(days=1), tick=False):
+        out = StringIO()
+        call_command("clean_stale", stdout=out)
+        assert "worked out 1 finished daily challenges" in out.getvalue()
+        worked = DailyChallenge.objects.get(day=day)
+        lost = Player.objects.get(game=ana).lost_to_optimal
+        assert worked.perfect_score is not None and lost is not None
+        # What is kept is not worked out again.
+        with mock.patch("games.solver.reference.perfect_score") as solver:
+            assert daily.daily_work_out_over() == 0
+        assert solver.call_count == 0
 
 
 def test_earlier_boards_stay_readable_and_future_ones_do_not_exist(client):

@@ -116,12 +116,12 @@ def test_a_deadline_not_yet_passed_changes_nothing():
     assert now.version == game.version
 
 
-def test_an_action_after_the_deadline_is_refused_and_the_bot_takes_the_turn_instead(monkeypatch):
+def test_an_action_after_the_deadline_is_refused_and_the_bot_takes_the_turn_instead(time_machine):
+    time_machine.move_to(timezone.now(), tick=False)
     game = clocked_game(30)
     # The clock runs out as time passes, for this process's remembered game
     # as for the stored one.
-    later = timezone.now() + timedelta(seconds=31)
-    monkeypatch.setattr(timezone, "now", lambda: later)
+    time_machine.shift(timedelta(seconds=31))
     with pytest.raises(GameError, match="time_up"):
         services.game_act(token=game.token, guest_id="ana", version=game.version, action=Roll())
     after = fresh(game)

@@ -10,6 +10,10 @@ stats, the review, a daily board). A game left unfinished for
 finished games count in anyone's stats, so deleting it takes nothing from
 them, where calling it finished would count half a game; and My games stops
 offering a table nobody will sit at again.
+
+It also closes the daily challenges of days that are over: the perfect
+player's score and each entry's points lost to optimal play are worked out
+here (seconds of the solver's time each), never by the board's page.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from django.utils import timezone
 
 from games.models import ChatMessage, Game, Move, ScoreEntry
 from games.play import queue
+from games.play.daily import daily_work_out_over
 
 # Rows deleted per statement: each batch is a short transaction, so a
 # cleanup of a large table never holds locks (or a SQLite writer) for long.
@@ -77,9 +82,11 @@ class Command(BaseCommand):
         )
         tickets = queue.stale_tickets(before=timedelta(hours=QUEUE_KEEP_HOURS))
         sessions, _ = Session.objects.filter(expire_date__lt=now).delete()
+        days = daily_work_out_over()
         self.stdout.write(
             f"deleted {lobbies} stale lobbies, {abandoned} abandoned games, "
-            f"{chat} old chat lines, {tickets} stale queue tickets and {sessions} expired sessions"
+            f"{chat} old chat lines, {tickets} stale queue tickets and {sessions} expired "
+            f"sessions; worked out {days} finished daily challenges"
         )
 
 
