@@ -119,9 +119,10 @@ def test_an_absent_players_seat_can_be_handed_to_a_bot_only_after_the_grace_peri
 
 
 def test_a_rematch_whose_first_player_never_rolls_can_be_handed_to_a_bot(
-    rng, settings, monkeypatch
+    rng, settings, time_machine
 ):
     settings.YACHT_ABSENT_AFTER = 60
+    time_machine.move_to(timezone.now(), tick=False)
     game = services.game_create(guest_id="ana", name="Ana", seat_count=2)
     services.game_join(token=game.token, guest_id="bo", name="Bo")
     game = services.game_start(token=game.token, guest_id="ana")
@@ -133,8 +134,7 @@ def test_a_rematch_whose_first_player_never_rolls_can_be_handed_to_a_bot(
     with pytest.raises(GameError, match="not_absent"):
         services.game_hand_to_bot(token=new.token, guest_id="ana", seat=0)
     # A minute later Bo still has not rolled: Ana may let a bot play for Bo.
-    later = timezone.now() + timedelta(seconds=61)
-    monkeypatch.setattr(timezone, "now", lambda: later)
+    time_machine.shift(timedelta(seconds=61))
     new = services.game_hand_to_bot(token=new.token, guest_id="ana", seat=0)
     assert Player.objects.get(game=new, guest_id="bo").bot == services.STAND_IN_LEVEL
 
