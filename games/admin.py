@@ -12,7 +12,16 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from games import rules
-from games.models import ChatMessage, DailyChallenge, DailyEntry, Game, Move, Player, ScoreEntry
+from games.models import (
+    ChatMessage,
+    DailyChallenge,
+    DailyEntry,
+    Game,
+    Move,
+    Player,
+    QueueTicket,
+    ScoreEntry,
+)
 from games.play.days import is_over, today
 from games.present.labels import RULESET_NAMES, category_name
 from games.store.selectors import game_snapshot
@@ -93,6 +102,30 @@ class ChatMessageAdmin(ReadOnlyMixin, admin.ModelAdmin):
     search_fields = ["text", "name", "game__token"]
     readonly_fields = ["game", "player", "name", "text", "code", "created_at"]
     list_select_related = ["game"]
+
+
+@admin.register(QueueTicket)
+class QueueTicketAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """Who waits under Play now, and where each ticket ended: to see a
+    queue that pairs nobody, or a network holding places."""
+
+    list_display = ["created_at", "name", "ruleset", "seats", "language", "state", "game"]
+    list_filter = ["state", "ruleset", "seats"]
+    search_fields = ["name", "game__token"]
+    readonly_fields = [
+        "created_at",
+        "seen_at",
+        "name",
+        "ruleset",
+        "seats",
+        "language",
+        "state",
+        "kept_waiting",
+        "game",
+        "network",
+    ]
+    list_select_related = ["game"]
+    ordering = ["-created_at"]
 
 
 def _cards(game: Game) -> list[rules.Scorecard]:

@@ -188,3 +188,20 @@ def test_staff_see_no_dice_moves_or_boxes_of_a_daily_game_until_its_day_is_over(
         assert str(move.dice) in after["game"] and str(move.dice) in after["moves"]
     assert "hidden until the day is over" not in after["game"]
     assert f"/en/admin/games/scoreentry/{box.pk}/change/" in after["boxes"]
+
+
+def test_staff_see_who_waits_under_play_now_and_where_each_ticket_ended(staff_client):
+    from games.play import queue
+
+    queue.queue_join(guest_id="ana", name="Ana", address="198.51.100.1")
+    queue.queue_join(guest_id="bo", name="Bo", address="198.51.100.2")
+    queue.queue_join(guest_id="cy", name="Cy", address="198.51.100.3", seats=3)
+    listing = staff_client.get("/en/admin/games/queueticket/").content.decode()
+    assert "Ana" in listing and "Bo" in listing and "Cy" in listing
+    waiting = staff_client.get("/en/admin/games/queueticket/?state=waiting").content.decode()
+    assert "Cy" in waiting and "Ana" not in waiting
+    paired = staff_client.get("/en/admin/games/queueticket/?state=paired").content.decode()
+    assert "Ana" in paired and "Bo" in paired
+    # Read-only, as every window on the games is: no address is kept to see.
+    assert staff_client.get("/en/admin/games/queueticket/add/").status_code == 403
+    assert "198.51.100" not in listing
