@@ -432,52 +432,61 @@ def _seconds_till(room: float, current: int, previous: int, into: float, window:
 JOIN_WINDOW = 600
 
 
+def _client_within(
+    kind: str, *, address: str, guest: str, per_address: int, per_session: int, window: int
+) -> bool:
+    """Count one ``kind`` of request from this client, per address group and
+    per session when it has one; False past either share."""
+    counted = [(f"{kind}-addr", address_group(address))]
+    caps = [per_address]
+    if guest:
+        counted.append((f"{kind}-guest", guest))
+        caps.append(per_session)
+    counts = _hits(counted, window)
+    return all(count <= cap for count, cap in zip(counts, caps, strict=True))
+
+
 def join_allowed(*, address: str, guest: str) -> bool:
     """Count one post of the join form from this client; False past its
-    share (per address group, and per session when it has one), before any
-    database work."""
-    counted = [("join-addr", address_group(address))]
-    if guest:
-        counted.append(("join-guest", guest))
-    caps = {
-        "join-addr": settings.YACHT_JOINS_PER_ADDRESS,
-        "join-guest": settings.YACHT_JOINS_PER_SESSION,
-    }
-    counts = _hits(counted, JOIN_WINDOW)
-    return all(count <= caps[name] for (name, _), count in zip(counted, counts, strict=True))
+    share, before any database work."""
+    return _client_within(
+        "join",
+        address=address,
+        guest=guest,
+        per_address=settings.YACHT_JOINS_PER_ADDRESS,
+        per_session=settings.YACHT_JOINS_PER_SESSION,
+        window=JOIN_WINDOW,
+    )
 
 
 QUEUE_WINDOW = 600
 POLL_WINDOW = 60
 
 
-def _within(counted: list[tuple[str, str]], caps: dict[str, int], window: int) -> bool:
-    counts = _hits(counted, window)
-    return all(count <= caps[name] for (name, _), count in zip(counted, counts, strict=True))
-
-
 def queue_join_allowed(*, address: str, guest: str) -> bool:
-    """Count one press of Play now from this client; False past its share
-    (per address group, and per session when it has one), before any
-    database work. A join also counts as a game created (``game_creation``)."""
-    counted = [("queue-addr", address_group(address))]
-    if guest:
-        counted.append(("queue-guest", guest))
-    caps = {
-        "queue-addr": settings.YACHT_PLAY_NOW_JOINS_PER_ADDRESS,
-        "queue-guest": settings.YACHT_PLAY_NOW_JOINS_PER_SESSION,
-    }
-    return _within(counted, caps, QUEUE_WINDOW)
+    """Count one press of Play now from this client; False past its share,
+    before any database work. A join also counts as a game created
+    (``game_creation``)."""
+    return _client_within(
+        "queue",
+        address=address,
+        guest=guest,
+        per_address=settings.YACHT_PLAY_NOW_JOINS_PER_ADDRESS,
+        per_session=settings.YACHT_PLAY_NOW_JOINS_PER_SESSION,
+        window=QUEUE_WINDOW,
+    )
 
 
 def queue_poll_allowed(*, address: str, guest: str) -> bool:
     """Count one question of a waiting page; False past its pace."""
-    counted = [("poll-addr", address_group(address)), ("poll-guest", guest)]
-    caps = {
-        "poll-addr": settings.YACHT_PLAY_NOW_POLLS_PER_ADDRESS,
-        "poll-guest": settings.YACHT_PLAY_NOW_POLLS_PER_SESSION,
-    }
-    return _within(counted, caps, POLL_WINDOW)
+    return _client_within(
+        "poll",
+        address=address,
+        guest=guest,
+        per_address=settings.YACHT_PLAY_NOW_POLLS_PER_ADDRESS,
+        per_session=settings.YACHT_PLAY_NOW_POLLS_PER_SESSION,
+        window=POLL_WINDOW,
+    )
 
 
 CREATE_WINDOW = 3600

@@ -183,6 +183,22 @@ def duplicate_turn(game: Game, guest: str) -> None:
     )
 
 
+def duplicate_with_perfect_played_out(page: Page) -> Game:
+    """A two-seat duplicate game with the perfect player alongside, started
+    from the home page shown in ``page`` and played to its end through the
+    services."""
+    token = start_from_home(page, seats=2, duplicate=True, perfect_reference=True)
+    game = Game.objects.get(token=token)
+    seated = fill(game, 2)
+    services.game_start(token=game.token, guest_id=seated[0])
+    game.refresh_from_db()
+    while game.status == Game.Status.PLAYING:
+        for guest in seated:
+            duplicate_turn(game, guest)
+        game.refresh_from_db()
+    return game
+
+
 def duplicate_round_two(page: Page, *, seats: int = 3, clock: int = 60) -> Game:
     """A duplicate game on a clock in its second round: the others have
     played it, the host has rolled once, last round's results are shown."""

@@ -132,15 +132,7 @@ class Screens:
 def beaten_perfect_player(page: Page) -> Game:
     """A duplicate game with the perfect player, played to its end through
     the services; its score lowered below the host's so the end says so."""
-    token = setups.start_from_home(page, seats=2, duplicate=True, perfect_reference=True)
-    game = Game.objects.get(token=token)
-    seated = setups.fill(game, 2)
-    services.game_start(token=game.token, guest_id=seated[0])
-    game.refresh_from_db()
-    while game.status == Game.Status.PLAYING:
-        for guest in seated:
-            setups.duplicate_turn(game, guest)
-        game.refresh_from_db()
+    game = setups.duplicate_with_perfect_played_out(page)
     Game.objects.filter(pk=game.pk).update(perfect_score=0)
     return game
 

@@ -178,15 +178,7 @@ def test_the_daily_ends_with_its_place_on_the_board_and_no_rematch(new_page, wid
 
 def test_a_player_who_beat_the_perfect_player_reads_it_on_the_end_screen(new_page):
     page = new_page(width=1280, height=800)
-    token = setups.start_from_home(page, seats=2, duplicate=True, perfect_reference=True)
-    game = Game.objects.get(token=token)
-    seated = setups.fill(game, 2)
-    services.game_start(token=game.token, guest_id=seated[0])
-    game.refresh_from_db()
-    while game.status == Game.Status.PLAYING:
-        for guest in seated:
-            setups.duplicate_turn(game, guest)
-        game.refresh_from_db()
+    game = setups.duplicate_with_perfect_played_out(page)
     total = game_snapshot(game)["seats"][0]["total"]
     # The perfect player's score on these dice is stored at the end; lowered
     # here to a total the page's player beat, as luck sometimes allows.
