@@ -104,9 +104,11 @@ class Faces:
     """Five dice as they came up, left to right, each a face 1-6."""
 
     def read(self, value: object) -> tuple[int, ...]:
-        if not isinstance(value, list) or not all(_whole(d) for d in value):
-            raise BadMessage("bad_message")
-        if len(value) != DICE or any(not 1 <= d <= 6 for d in value):
+        if (
+            not isinstance(value, list)
+            or len(value) != DICE
+            or not all(_whole(d) and 1 <= d <= 6 for d in value)
+        ):
             raise BadMessage("bad_faces")
         return tuple(value)
 
@@ -132,7 +134,8 @@ class Field:
                 return self.default
             if self.optional:
                 return None
-        return self.kind.read(message.get(self.name))
+            raise BadMessage("bad_message")
+        return self.kind.read(message[self.name])
 
     @property
     def may_be_left_out(self) -> bool:
@@ -213,11 +216,12 @@ DECLARATIONS: tuple[Declaration, ...] = (
         (VERSION, Field("dice", Faces()), Field("hold", Positions(), optional=True)),
         services.game_enter,
         "push",
-        "only in a game with `dice_entered` (real dice), in place of `roll`: the faces the "
-        "player threw, counted as a roll; `hold` lists the positions kept from the last "
-        "throw, which must show the same faces (`held_changed`); left out, the dice held "
-        "now are kept. A face outside 1-6 is `bad_faces`; `roll` there is `dice_are_entered`, "
-        "and `enter` in any other game `dice_are_rolled`",
+        "only in a game with `dice_entered` (real dice), in place of `roll`: the faces of all "
+        "five dice after the player's throw, kept dice included, counted as a roll; `hold` "
+        "lists the positions kept from the last throw, which must show the same faces "
+        "(`held_changed`), and is `bad_hold` on a turn's first throw; left out, the dice "
+        "held now are kept. Anything but a list of five faces 1-6 is `bad_faces`; `roll` "
+        "there is `dice_are_entered`, and `enter` in any other game `dice_are_rolled`",
     ),
     Declaration(
         "hold",

@@ -151,8 +151,6 @@ def _planned_turn(
     if isinstance(action, rules.Roll) and action.hold is None:
         # The roll keeps what the seat holds now: the log and the dice name it.
         action = rules.Roll(before.held)
-    if isinstance(action, rules.Enter) and action.hold is None:
-        action = rules.Enter(action.dice, before.held)
     after = rules.apply(before, order, action, rng if rng is not None else _dice_for(game, action))
     move, score = _logged(
         game,

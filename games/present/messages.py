@@ -26,8 +26,8 @@ MESSAGES = {
     ),
     "dice_are_rolled": _("In this game the server rolls the dice: there is nothing to enter."),
     "companion_alone": _(
-        "A game with real dice cannot have bots, a turn clock, duplicate rounds or the daily "
-        "challenge: the server would need to roll for them."
+        "A game with real dice cannot have bots, a turn clock or duplicate rounds: the server "
+        "would need to roll for them."
     ),
     # services
     "stale_version": _("The game moved on before your action arrived; here is the current table."),

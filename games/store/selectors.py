@@ -481,7 +481,7 @@ def snapshot(
         "commitment": game.seed_commitment,
         # A daily challenge's seed is everyone's that day: its page reveals it
         # once the day is over (a version's snapshot never changes).
-        "seed": game.server_seed if finished and not game.daily_id else None,
+        "seed": (game.server_seed or None) if finished and not game.daily_id else None,
         "last": last,
         "duplicate": dup,
     }

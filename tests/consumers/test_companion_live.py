@@ -52,6 +52,9 @@ async def test_faces_out_of_range_are_a_malformed_message_and_a_changed_kept_die
     assert (await ana.error())["code"] == "bad_faces"
     await ana.send({"action": "enter", "version": first["version"], "dice": [1, 2, 3]})
     assert (await ana.error())["code"] == "bad_faces"
+    for wrong in ("66261", [6, "6", 2, 2, 1], [6, 6, 2, 2, True], None):
+        await ana.send({"action": "enter", "version": first["version"], "dice": wrong})
+        assert (await ana.error())["code"] == "bad_faces", wrong
     await ana.send({"action": "enter", "version": first["version"], "dice": [6, 6, 2, 2, 1]})
     rolled = await ana.table_at(first["version"] + 1)
     await ana.send(

@@ -45,6 +45,10 @@ def test_a_companion_game_has_hints_on_and_no_seed_to_commit_to() -> None:
     snap = game_snapshot(game)
     assert snap["dice_entered"] is True
     assert snap["commitment"] == ""
+    # Once over there is still no seed to reveal: null, as for a game under way.
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED)
+    game.refresh_from_db()
+    assert game_snapshot(game)["seed"] is None
 
 
 def test_entered_dice_become_the_table_dice_and_are_logged_as_that_roll() -> None:
