@@ -236,8 +236,8 @@ def queue_play_bot(*, guest_id: str) -> Game:
 
 
 def stale_tickets(*, before: timedelta) -> int:
-    """Delete tickets nobody has asked about for ``before``: a waiting one
-    whose page closed long ago, and every ticket once its game has begun
-    (the game keeps its seats). How many."""
+    """Delete tickets nobody has asked about for ``before``, whatever their
+    state: a waiting one whose page closed long ago, and one that ended in
+    a game (the game keeps its seats). How many."""
     deleted, _ = QueueTicket.objects.filter(seen_at__lt=timezone.now() - before).delete()
     return deleted

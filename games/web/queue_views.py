@@ -5,13 +5,12 @@ offered when nobody comes."""
 
 from __future__ import annotations
 
-import time
-
 from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_GET, require_POST
 
@@ -30,12 +29,17 @@ def _address(request: HttpRequest) -> str:
     return request.META.get("REMOTE_ADDR", "")
 
 
+# Which refusal a Play now field's error is, so that it says what was wrong.
+FIELD_CODES = {"play_seats": "bad_queue_seats", "play_ruleset": "unknown_ruleset"}
+
+
 def _refused(request: HttpRequest, code: str, status: int) -> HttpResponse:
-    """The home page again, its form as it was, with the refusal on top."""
+    """The home page again, its forms as they were, with the refusal on top
+    (a bad name is said once, beside the name)."""
     form = NewGameForm(request.POST)
-    form.is_valid()
-    form.add_error(None, error_message(code))
-    return views.render_home(request, form, status=status)
+    if form.is_valid() or code != "bad_name":
+        form.add_error(None, error_message(code))
+    return views.render_home(request, form, status=status, play_form=PlayNowForm(request.POST))
 
 
 @require_POST
@@ -47,7 +51,8 @@ def play_now(request: HttpRequest) -> HttpResponse:
         return _refused(request, "too_many_queue_joins", 429)
     form = PlayNowForm(request.POST)
     if not form.is_valid():
-        return _refused(request, "bad_name", 400)
+        failed = next((FIELD_CODES[f] for f in form.errors if f in FIELD_CODES), "bad_name")
+        return _refused(request, failed, 400)
     data = form.cleaned_data
     guest = guest_id_for(request.session)
     name = data["name"] or default_name()
@@ -76,7 +81,7 @@ def _status(ticket: QueueTicket | None) -> dict[str, object]:
     """What the waiting page needs to know of the guest's ticket."""
     if ticket is None:
         return {"state": "none", "url": reverse("home")}
-    waited = time.time() - ticket.created_at.timestamp()
+    waited = (timezone.now() - ticket.created_at).total_seconds()
     left = max(0, settings.YACHT_PLAY_NOW_WAIT_SECONDS - int(waited))
     status: dict[str, object] = {
         "state": ticket.state,
@@ -96,8 +101,16 @@ def _status(ticket: QueueTicket | None) -> dict[str, object]:
 
 @require_GET
 def play_now_wait(request: HttpRequest) -> HttpResponse:
-    """The waiting page: the countdown, the bot offered at its end, Leave."""
-    ticket = queue.queue_poll(guest_id=guest_id_of(request.session))
+    """The waiting page: the countdown, the bot offered at its end, Leave.
+
+    Without JavaScript it reloads itself every 2 s, so it is counted with
+    the status asks; past their pace it is shown from the ticket as it is,
+    without marking it seen or trying to pair it."""
+    guest = guest_id_of(request.session)
+    if guest and quotas.queue_poll_allowed(address=_address(request), guest=guest):
+        ticket = queue.queue_poll(guest_id=guest)
+    else:
+        ticket = queue.queue_ticket(guest_id=guest)
     status = _status(ticket)
     if ticket is None or ticket.state != QueueTicket.State.WAITING:
         return redirect(str(status["url"]))

@@ -43,11 +43,17 @@ from games.store.selectors import (
 from games.web.forms import JoinForm, NewGameForm, PlayNowForm, default_name
 
 
-def render_home(request: HttpRequest, form: NewGameForm, *, status: int = 200) -> HttpResponse:
+def render_home(
+    request: HttpRequest,
+    form: NewGameForm,
+    *,
+    status: int = 200,
+    play_form: PlayNowForm | None = None,
+) -> HttpResponse:
     guest = guest_id_of(request.session)
     context = {
         "form": form,
-        "play_form": PlayNowForm(),
+        "play_form": play_form or PlayNowForm(),
         "default_name": default_name(),
         "unfinished": games_listed(records.guest_games(guest, unfinished=True, limit=5)),
         "daily_entry": daily.daily_entry_today(guest),

@@ -119,11 +119,38 @@ def test_a_network_already_waiting_is_refused_in_the_page_s_language():
 
 
 @override_settings(YACHT_PLAY_NOW_POLLS_PER_SESSION=2)
-def test_a_waiting_page_asking_too_fast_is_answered_429_without_a_read(client):
+def test_a_waiting_page_asking_too_fast_is_answered_429_without_a_read(
+    client, django_assert_num_queries
+):
     press(client)
     assert client.get("/en/now/status.json").status_code == 200
     assert client.get("/en/now/status.json").status_code == 200
-    assert client.get("/en/now/status.json").status_code == 429
+    # The session is read (one query); the ticket is neither read nor written.
+    with django_assert_num_queries(1):
+        assert client.get("/en/now/status.json").status_code == 429
+
+
+@override_settings(YACHT_PLAY_NOW_POLLS_PER_SESSION=1)
+def test_the_page_reloading_itself_past_the_pace_shows_the_ticket_without_marking_it_seen(client):
+    press(client)
+    assert client.get("/en/now/wait/").status_code == 200
+    seen = QueueTicket.objects.get().seen_at
+    page = client.get("/en/now/wait/")
+    assert page.status_code == 200 and "Looking for players" in page.content.decode()
+    assert QueueTicket.objects.get().seen_at == seen
+
+
+def test_a_wrong_seat_count_or_rule_set_says_so_and_keeps_the_choices_made(client):
+    response = press(client, play_seats="7", play_ruleset="yatzy", play_language="on")
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert "Play now seats 2 to 4 players." in html
+    assert "name" not in html.split('class="errorlist', 1)[1].split("</ul>", 1)[0].lower()
+    assert '<option value="yatzy" selected>' in html
+    assert 'name="play_language" id="id_play_language" checked' in html
+    response = press(client, play_ruleset="nope")
+    assert "There is no such rule set." in response.content.decode()
+    assert not QueueTicket.objects.exists()
 
 
 def test_only_players_of_my_language_waits_for_the_page_s_language(client):
