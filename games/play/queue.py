@@ -151,14 +151,20 @@ def queue_pair(*, ticket: QueueTicket) -> Game | None:
     kind of table (rule set and seats; one language, or any) in a new game,
     started at once with the turn clock on. The game, or None if there is
     not yet a table's worth (or another process took them first)."""
+    kind = QueueTicket.objects.filter(
+        state=WAITING,
+        ruleset=ticket.ruleset,
+        seats=ticket.seats,
+        seen_at__gte=timezone.now() - _fresh_since(),
+    )
+    # Every waiting page asks every second or two, and mostly nobody else
+    # waits for its kind of table: a plain count first, and the locking
+    # transaction only when there may be a table's worth.
+    if kind.count() < ticket.seats:
+        return None
     try:
         with transaction.atomic():
-            waiting = QueueTicket.objects.select_for_update(skip_locked=True).filter(
-                state=WAITING,
-                ruleset=ticket.ruleset,
-                seats=ticket.seats,
-                seen_at__gte=timezone.now() - _fresh_since(),
-            )
+            waiting = kind.select_for_update(skip_locked=True)
             table = _table(list(waiting.order_by("created_at", "pk")[:LOOK_AHEAD]), ticket.seats)
             if not table:
                 return None
