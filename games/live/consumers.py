@@ -189,6 +189,12 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
     async def _open(self) -> None:
         if not await self._admitted():
             return
+        if not limits.sockets().admits_spectator() and not await self._seated():
+            # Spectators' places are full: a socket without a seat is refused
+            # before it joins the group and reads the chat, each a trip that
+            # a crowd retrying its refused spectators would multiply.
+            await self.refuse_busy()
+            return
         # Join the group before reading the state, so no push can fall between.
         self.group = group_name(self.token)
         await self.channel_layer.group_add(self.group, self.channel_name)
@@ -198,7 +204,7 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NO_SUCH_GAME)
             return
         (snap, self.seat), lines = opened
-        if self.seat is None and not limits.sockets().admits_spectator():
+        if self.seat is None and not (self.claim and limits.sockets().watch(self.claim)):
             await self.refuse_busy()
             return
         # A turn clock that ran out while nobody was connected is honoured
@@ -213,6 +219,13 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
             snap, self.seat = loaded
         await self._show(snap)
         await self._greet(snap, lines)
+
+    async def _seated(self) -> bool:
+        """Whether this socket's guest holds a seat at its game."""
+        if not self.guest:
+            return False
+        loaded = await dbthreads.run(self.token, game_viewed_by, self.token, self.guest)
+        return loaded is not None and loaded[1] is not None
 
     async def _admitted(self) -> bool:
         """Whether this socket is within its limits and the process's

@@ -36,6 +36,8 @@ class SocketClaim:
     keys: list[tuple[str, str]] = field(default_factory=list)
     # Whether it counts against the process's ceiling, until given back.
     counted: bool = False
+    # Whether it holds one of the process's places for spectators.
+    watching: bool = False
 
 
 class SocketCounts:
@@ -47,23 +49,42 @@ class SocketCounts:
     (``YACHT_SOCKETS_PER_PROCESS``), and people playing come first: a
     spectator is admitted only while the process is below its share of the
     ceiling (``YACHT_SPECTATOR_SOCKET_SHARE``), so the rest is always left
-    for seated players (``admits_spectator``).
+    for seated players, and while fewer than ``YACHT_SPECTATORS_PER_PROCESS``
+    spectators are open (``admits_spectator``).
+
+    The spectators' own cap bounds what a crowd of them costs at once: fifty
+    addresses' 800 spectators each sending one message at the same moment
+    (each within its address's rate) held the loop 170-190 ms per burst,
+    about 0.2 ms a message even when every one past the spectators' budget
+    is refused unread, and other games' pushes took 9 times as long; with
+    200 spectators, 1.4-4 times in four runs (``bench.abuse --attack tables``).
     """
 
     def __init__(self) -> None:
         self.open: Counter[tuple[str, str]] = Counter()
         self.total = 0
+        self.spectators = 0
 
     def full(self) -> bool:
         """Whether this process has as many sockets open as its ceiling."""
         return self.total >= settings.YACHT_SOCKETS_PER_PROCESS
 
     def admits_spectator(self) -> bool:
-        """Whether one more socket without a seat fits below the spectators'
+        """Whether one more socket without a seat fits: below the spectators'
         share of the ceiling, counted with the sockets already claimed (the
-        spectator's own among them)."""
+        spectator's own among them), and below the spectators' own cap."""
         share = settings.YACHT_SOCKETS_PER_PROCESS * settings.YACHT_SPECTATOR_SOCKET_SHARE
-        return self.total <= share
+        return self.total <= share and self.spectators < settings.YACHT_SPECTATORS_PER_PROCESS
+
+    def watch(self, claim: SocketClaim) -> bool:
+        """Take a spectator's place for ``claim``'s socket, if one is free."""
+        if claim.watching:
+            return True
+        if not self.admits_spectator():
+            return False
+        claim.watching = True
+        self.spectators += 1
+        return True
 
     def claim(self, *, address: str, guest: str, token: str) -> SocketClaim | None:
         """Count a new socket in, or None if one of its client's caps is full
@@ -87,6 +108,9 @@ class SocketCounts:
         if claim.counted:
             self.total -= 1
             claim.counted = False
+        if claim.watching:
+            self.spectators -= 1
+            claim.watching = False
         self.open.subtract(claim.keys)
         for key in claim.keys:
             if self.open[key] <= 0:
@@ -133,7 +157,8 @@ class _PerSecond:
 
 class ChatDeliveries(_PerSecond):
     """This process's budget of chat lines delivered to spectators' sockets:
-    a second's worth at once, then ``YACHT_CHAT_DELIVERIES_PER_SECOND``.
+    ``YACHT_CHAT_DELIVERIES_PER_SECOND``, a tenth of a second's worth at once
+    (a whole second's worth, 500 sends, had held the loop at once).
 
     A line said at a table with a hundred spectators is a hundred sends on
     the loop that also sends every game's moves; fifty such tables chatting
@@ -141,6 +166,8 @@ class ChatDeliveries(_PerSecond):
     misses the line (seated players never do); the chat log a socket gets
     on connect has it.
     """
+
+    at_once = 0.1
 
     def rate(self) -> float:
         return float(settings.YACHT_CHAT_DELIVERIES_PER_SECOND)

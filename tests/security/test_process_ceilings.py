@@ -91,6 +91,33 @@ async def test_past_the_spectators_share_a_spectator_is_refused_and_a_seated_pla
     assert (await bo.table())["version"] == game.version + 1
 
 
+async def test_past_the_spectators_cap_a_spectator_is_refused_and_players_still_get_in(
+    connect, settings
+):
+    # The ceiling and its share have room; the spectators' own cap does not.
+    settings.YACHT_SOCKETS_PER_PROCESS = 50
+    settings.YACHT_SPECTATORS_PER_PROCESS = 2
+    game = await started()
+    watchers = [await connect(game.token, guest) for guest in (None, "zed")]
+    for watcher in watchers:
+        assert (await watcher.table())["seat"] is None
+    assert limits.sockets().spectators == 2
+    for guest in (None, "yan"):
+        await told_busy(await connect(game.token, guest))
+    ana = await connect(game.token, "ana")
+    bo = await connect(game.token, "bo")
+    assert (await ana.table())["seat"] == 0
+    assert (await bo.table())["seat"] == 1
+    # Seated players never hold a spectator's place, and a spectator who
+    # leaves gives theirs back at once.
+    assert limits.sockets().spectators == 2
+    await watchers[1].ws.disconnect()
+    assert limits.sockets().spectators == 1
+    again = await connect(game.token, "yan")
+    assert (await again.table())["seat"] is None
+    assert limits.sockets().spectators == 2
+
+
 async def test_at_the_ceiling_even_a_seated_player_is_refused_and_told_why_in_their_language(
     connect, settings
 ):
@@ -280,7 +307,8 @@ async def test_a_chat_is_held_exactly_as_long_as_its_shared_count_has_no_room_fo
 async def test_past_the_delivery_budget_spectators_miss_a_line_but_players_and_moves_do_not(
     connect, settings, monkeypatch
 ):
-    settings.YACHT_CHAT_DELIVERIES_PER_SECOND = 2
+    # 20 a second, a tenth of a second's worth (2) at once.
+    settings.YACHT_CHAT_DELIVERIES_PER_SECOND = 20
     # The budget's clock stands still: no delivery is earned back mid-test.
     monkeypatch.setattr(runtime, "clock", HandClock(time.time(), intervals_too=True))
     game = await started()
