@@ -172,7 +172,14 @@ YACHT_DB_THREADS = env.int(
 
 # Threads serving pages (yachtsite/pages.py): a page runs whole on one, so
 # this many pages are worked on at once; more wait their turn on the loop.
-YACHT_PAGE_THREADS = env.int("YACHT_PAGE_THREADS", default=10)
+# Two, not ten: each page thread rendering takes the interpreter's lock from
+# the event loop, and with ten, fifty addresses fetching pages within their
+# shares made other games' pushes 7.8 times slower (p50 9 -> 55 ms); with two,
+# 1.9 times (bench.abuse --attack creation --proxy). Pages alone were faster
+# too with two: home 101 -> 149 a second, p99 178 -> 78 ms (bench.pages, ten
+# clients, PostgreSQL). A page waiting on the database holds its thread, so
+# raise it where the database is far away.
+YACHT_PAGE_THREADS = env.int("YACHT_PAGE_THREADS", default=2)
 
 # A player's move on the row this process remembers is settled on the
 # sockets' loop, not handed to a game's thread and back, which cost more
