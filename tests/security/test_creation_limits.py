@@ -5,6 +5,7 @@ expired sessions are cleaned by a command."""
 
 from __future__ import annotations
 
+import asyncio
 import html
 import time
 from datetime import timedelta
@@ -157,11 +158,14 @@ async def test_a_game_of_bots_alone_pauses_while_nobody_watches_and_resumes_on_c
         await travel.wake_next()
         assert (await watcher.table(timeout=5))["version"] == start + step
     # The last watcher leaves while the next step waits out its pause: at
-    # its end the step finds nobody watching, and is not taken.
+    # its end the step finds nobody watching, and is not taken. (Had it been,
+    # the step after it would be waiting for the time to move, unsettled.)
     await watcher.ws.disconnect()
     await travel.wake_next()
-    await runtime.loop.settle()
-    assert await sync_to_async(version_of)(game) == start + 4
+    settled = asyncio.ensure_future(runtime.loop.settle())
+    await asyncio.wait({settled}, timeout=5)
+    settled.cancel()
+    assert await sync_to_async(version_of)(game) == start + 4, "a step with nobody watching"
     assert travel.waiting() == [], "no step is waiting to be taken"
     travel.shift(60)
     await runtime.loop.settle()
