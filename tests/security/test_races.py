@@ -149,12 +149,17 @@ def test_two_tabs_on_two_server_processes_sending_one_action_at_once_apply_it_on
                 assert await asyncio.to_thread(version_of, game.token) == version
                 # One of the two copies was refused: its answer comes before
                 # the next action is sent, so none is left to arrive late.
-                await until(functools.partial(refused_at_least, tabs, 3 * turn + step + 1))
+                refused = 3 * turn + step + 1
+                await until(
+                    functools.partial(refused_at_least, tabs, refused), f"{refused} refusals"
+                )
         # Each socket answers its messages in order: a sync sent last is
         # answered after any refusal of the ones before it.
         for tab in tabs:
             await tab.send({"action": "sync", "version": version})
-        await until(lambda: all(heard_current(tab, version) for tab in tabs))
+        await until(
+            lambda: all(heard_current(tab, version) for tab in tabs), "an answer to the sync"
+        )
         for tab in tabs:
             await tab.close()
         return errors_of(tabs)
@@ -180,10 +185,13 @@ def heard_current(tab: Tab, version: int) -> bool:
     return any(m["type"] == "current" and m["version"] == version for m in tab.messages)
 
 
-async def until(done: Callable[[], bool], timeout: float = 20) -> None:
-    async with asyncio.timeout(timeout):
-        while not done():
-            await asyncio.sleep(0.01)
+async def until(done: Callable[[], bool], what: str, timeout: float = 20) -> None:
+    try:
+        async with asyncio.timeout(timeout):
+            while not done():
+                await asyncio.sleep(0.01)
+    except TimeoutError:
+        raise AssertionError(f"never {what}") from None
 
 
 def game_state_of(token: str) -> rules.GameState:
