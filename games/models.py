@@ -161,7 +161,8 @@ class Player(models.Model):
     # The same English word names the move "joined"; other languages need two.
     joined_at = models.DateTimeField(pgettext_lazy("when", "joined"), auto_now_add=True)
     # The review's points lost to optimal play over the whole game, worked
-    # out once the game is over and first asked for (stats), then kept.
+    # out in the write that ends the game (a daily entry's once its day is
+    # over, by the scheduled cleanup), then kept: pages only read it.
     lost_to_optimal = models.FloatField(_("points lost to optimal play"), null=True, blank=True)
     # A duplicate game's turn of this seat in the current round (empty, or
     # no rolls, once it has scored in it); a turn-based game keeps its one

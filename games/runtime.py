@@ -56,6 +56,12 @@ class Clock:
         event loop's own clock, so a test that moves the time ends them."""
         await asyncio.sleep(max(0.0, wall - self.time()))
 
+    async def pause(self, seconds: float) -> None:
+        """Wait ``seconds`` that a person is meant to see pass (a bot's pause
+        between steps): on this clock, so a test moves the time through it
+        instead of waiting it out."""
+        await asyncio.sleep(seconds)
+
 
 class Counts(Counter[str]):
     """What this process could not do or deliver, for operators (/health/)."""

@@ -2,10 +2,14 @@ import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import redis
 from hypothesis import settings as hypothesis_settings
+
+if TYPE_CHECKING:
+    from tests.clocks import TravelClock
 
 LOCALE = Path(__file__).resolve().parent.parent / "locale"
 
@@ -140,3 +144,19 @@ def default_language() -> Iterator[None]:
     translation.deactivate()
     yield
     translation.deactivate()
+
+
+@pytest.fixture
+def travel(time_machine: Any, monkeypatch: pytest.MonkeyPatch) -> "TravelClock":
+    """The time stands still until the test moves it, and the runtime's
+    timers (the turn clock's deadlines, the bots' pauses) wait on it: a
+    deadline passes, or a bot takes its step, without the test waiting."""
+    from django.utils import timezone
+
+    from games.runtime import runtime
+    from tests.clocks import TravelClock
+
+    time_machine.move_to(timezone.now(), tick=False)
+    clock = TravelClock(time_machine)
+    monkeypatch.setattr(runtime, "clock", clock)
+    return clock

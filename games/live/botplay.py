@@ -28,7 +28,6 @@ process's live side.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 from collections.abc import Callable
@@ -157,7 +156,7 @@ def pause(pace: str, draw: Callable[[float, float], float] = random.uniform) -> 
 
 
 async def _step(token: str, version: int, bots_only: bool, delay: float) -> None:
-    await asyncio.sleep(delay)
+    await runtime.clock.pause(delay)
     if bots_only and not limits.sockets().watching(token):
         # Nobody here is watching: the game waits for the next socket.
         slots().release(token)

@@ -554,10 +554,11 @@ def game_plan_remembered(
     under the lock) it, for ``write_guarded``; it reads nothing from the
     database. None when the remembered row does not settle the move: a
     version not held here, a move that writes more than the move log and the
-    game (a duplicate game's hands, a seat a bot keeps), a turn clock that
-    ran out, the daily challenge's check of its day, or one the rules refuse
-    here (the locked path names the refusal against the stored row, which
-    another process may have moved on)."""
+    game (a duplicate game's hands, a seat a bot keeps, the review kept as
+    the game ends), a turn clock that ran out, the daily challenge's check
+    of its day, or one the rules refuse here (the locked path names the
+    refusal against the stored row, which another process may have moved
+    on)."""
     known = remembered_game(token, version)
     if known is None:
         return None

@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from django.db import transaction
 from django.db.models import F, OuterRef, Subquery
 
 from games import rules
@@ -22,9 +23,6 @@ log = logging.getLogger(__name__)
 
 # A page lists this many of a guest's latest games.
 GAMES_LISTED = 60
-# The review behind "points lost to optimal play" is worked out for at most
-# this many finished games per page view (then kept on the seat).
-REVIEWS_PER_VIEW = 8
 
 
 @dataclass
@@ -239,7 +237,6 @@ def guest_stats(guest_id: str) -> list[RulesetStats]:
         .order_by("game__finished_at", "game__pk")
     )
     cards = _cards([s.game for s in seats])
-    _work_out_losses([s for s in seats if s.lost_to_optimal is None])
     found: dict[str, RulesetStats] = {}
     for seat in seats:
         game = seat.game
@@ -266,21 +263,29 @@ def guest_stats(guest_id: str) -> list[RulesetStats]:
     return [found[key] for key in rules.RULESETS if key in found]
 
 
-def _work_out_losses(seats: list[Player]) -> None:
-    """Review a few finished games not reviewed yet and keep each seat's
-    points lost to optimal play (the review reads the solver's tables)."""
+def keep_losses(game: Game) -> None:
+    """As ``game`` ends, in the transaction that ends it: each person's
+    points lost to optimal play, from the review of the whole game (which
+    reads the solver's tables), kept on their seat for My stats, so no page
+    writes them. Only for games My stats counts: a daily entry's are worked
+    out once its day is over (``daily.daily_work_out_over``), and a game of
+    real dice or passed round one device is left out of the stats.
+
+    A review that fails leaves the game ended as it is, with no losses kept:
+    the end is committed whatever this says."""
     from games.store.advice import game_review
 
-    for seat in seats[-REVIEWS_PER_VIEW:]:
-        try:
-            reviewed = game_review(seat.game)
-        except Exception:
-            log.warning("could not review game %s for its stats", seat.game.token, exc_info=True)
-            continue
-        for review in reviewed:
-            if review.order == seat.order:
-                seat.lost_to_optimal = review.cost
-                Player.objects.filter(pk=seat.pk).update(lost_to_optimal=review.cost)
+    if game.daily_id is not None or game.dice_entered:
+        return
+    counted = Player.objects.filter(game=game, shared=False).exclude(guest_id="")
+    if not counted.exists():
+        return
+    try:
+        with transaction.atomic():  # a savepoint: a failure here undoes only this
+            for review in game_review(game):
+                counted.filter(order=review.order).update(lost_to_optimal=review.cost)
+    except Exception:
+        log.warning("could not review game %s for its stats", game.token, exc_info=True)
 
 
 # Less than this given away reads as 0.0 points: said as perfect play.
@@ -299,14 +304,12 @@ class SeatVerdict:
 
 def seat_verdict(player: Player) -> SeatVerdict | None:
     """The review's verdict on a person's seat of a finished game (None for a
-    bot's), kept on the seat as its points lost, as My stats would."""
+    bot's). Only read: the points lost were kept as the game ended."""
     from games.store.advice import game_review
 
     review = next((r for r in game_review(player.game) if r.order == player.order), None)
     if review is None:
         return None
-    if player.lost_to_optimal is None:
-        Player.objects.filter(pk=player.pk).update(lost_to_optimal=review.cost)
     worst = max(review.decisions, key=lambda d: d.cost, default=None)
     return SeatVerdict(
         cost=review.cost,

@@ -14,7 +14,8 @@
   ``guarded_statement`` hands the same statement to the sockets' loop,
   which runs it through psycopg's asynchronous driver
   (``games.live.loopmoves``). Only rows that are the game and its move log
-  can be written this way (``Rows.guardable``).
+  can be written this way (``Rows.guardable``), and never a game's last
+  move: the write that ends a game also keeps each person's review.
 
 Through the ORM, a move was an ``INSERT`` per row and an ``UPDATE`` of the
 game, each built afresh by the model's save machinery: together more of a
@@ -39,6 +40,7 @@ from django.db.models import Field, Model
 
 from games.models import Game, Move, Player, ScoreEntry
 from games.runtime import runtime
+from games.store import records
 
 
 @dataclass(frozen=True)
@@ -55,10 +57,17 @@ class Rows:
     score: ScoreEntry | None = None
 
     @property
+    def ends(self) -> bool:
+        """Whether this change ends the game."""
+        return "status" in self.fields and self.game.status == Game.Status.FINISHED
+
+    @property
     def guardable(self) -> bool:
         """Whether ``write_guarded`` can write these rows: the game and its
-        move log only, so one version-guarded write settles them whole."""
-        return not self.seats and self.move is not None
+        move log only, so one version-guarded write settles them whole; and
+        not the game's end, which also keeps each person's review
+        (``write_locked``)."""
+        return not self.seats and self.move is not None and not self.ends
 
 
 class Written(enum.Enum):
@@ -76,15 +85,19 @@ class Written(enum.Enum):
 
 def write_locked(rows: Rows) -> None:
     """Write ``rows`` in the caller's transaction, which holds the game's
-    row lock (so the game is at ``rows.since``)."""
+    row lock (so the game is at ``rows.since``). A change that ends the
+    game also keeps each person's points lost to optimal play, worked out
+    now from the whole move log, so that no page ever writes them."""
     for seat, fields in rows.seats:
         seat.save(update_fields=list(fields))
     if rows.move is None:
         rows.game.save(update_fields=list(rows.fields))
-        return
-    updated = _run(connections[router.db_for_write(Game)], rows)
-    # Under the row lock the version cannot have moved on.
-    assert updated == 1, f"game {rows.game.pk} moved on under its lock"
+    else:
+        updated = _run(connections[router.db_for_write(Game)], rows)
+        # Under the row lock the version cannot have moved on.
+        assert updated == 1, f"game {rows.game.pk} moved on under its lock"
+    if rows.ends:
+        records.keep_losses(rows.game)
 
 
 def write_guarded(rows: Rows, *, wait: bool = True) -> Written:

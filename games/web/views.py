@@ -3,7 +3,6 @@ websocket; pages only create, join and show."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -28,6 +27,7 @@ from games.present.labels import RULESET_NAMES
 from games.present.messages import error_message
 from games.present.rendering import chat_panel_context, review_rows, table_context, table_html
 from games.rules import RULESETS, GameError, get_ruleset
+from games.runtime import runtime
 from games.store import quotas, records
 from games.store.advice import game_review
 from games.store.selectors import (
@@ -155,7 +155,8 @@ def game(request: HttpRequest, token: str) -> HttpResponse:
         if can_join
         else None,
         "language": get_language(),
-        "server_now": time.time(),
+        # The time the page counts the turn clock from, on the process's clock.
+        "server_now": runtime.clock.time(),
         # What each socket may send (a burst, then a steady rate): the page
         # keeps within it rather than be cut off for sending faster.
         "pace_burst": settings.YACHT_SOCKET_MESSAGE_BURST,

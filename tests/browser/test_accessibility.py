@@ -89,7 +89,7 @@ def test_every_page_has_no_axe_violations_and_no_sideways_scroll_at_375(new_page
                 # The advisor open, beside the dice.
                 page.get_by_role("button", name=hint_label(language)).click()
                 expect(page.locator("[data-hint] .advice")).to_be_visible(timeout=60_000)
-            page.wait_for_timeout(100)
+            page.wait_for_timeout(100)  # the browser's transitions end before axe reads colours
             problems = violations(page)
             if problems:
                 found[f"{name} {width}"] = problems

@@ -27,7 +27,7 @@ def _shoot(page: Page, name: str) -> None:
     SCREENS.mkdir(parents=True, exist_ok=True)
     for size, (width, height) in SIZES.items():
         setups.show(page, width, height)
-        page.wait_for_timeout(400)
+        page.wait_for_timeout(400)  # the browser's own transitions end, as a person would see
         page.screenshot(path=str(SCREENS / f"{name}-{size}.png"))
         page.screenshot(path=str(SCREENS / f"{name}-{size}-full.png"), full_page=True)
 
@@ -122,7 +122,7 @@ def _shoot_scrolled(page: Page, name: str) -> None:
     """The phone once the card is scrolled to its foot, as a thumb leaves it."""
     setups.show(page, *SIZES["phone"])
     page.locator(".scorecard tfoot").evaluate("f => f.scrollIntoView({block: 'end'})")
-    page.wait_for_timeout(400)
+    page.wait_for_timeout(400)  # the scroll and the browser's transitions end
     page.screenshot(path=str(SCREENS / f"{name}-phone-scrolled.png"))
 
 

@@ -4,7 +4,7 @@ the end screen, and alerts that come and go at the right time."""
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db.models import F
@@ -27,11 +27,14 @@ def solitaire(page: Page) -> Game:
 
 def test_a_double_click_on_roll_rolls_once_and_shows_no_error(new_page):
     page = new_page()
+    page.add_init_script(COUNT_SOCKET)
     solitaire(page)
     v = version(page)
     page.get_by_role("button", name=re.compile("^Roll")).dblclick()
     wait_past(page, v)
-    page.wait_for_timeout(1500)
+    # What waits for a push goes out as the push is shown: by now a second
+    # roll has been sent, or never will be.
+    assert actions_sent(page) == ["roll"]
     assert version(page) == v + 1
     expect(page.locator("[data-error]")).to_be_hidden()
 
@@ -58,6 +61,7 @@ def test_the_second_click_of_a_double_click_asks_nothing_of_another_control(new_
     # the second click lands on a die: a double click that straddles a push
     # must not hold a die the player never aimed at.
     page = new_page()
+    page.add_init_script(COUNT_SOCKET)
     solitaire(page)
     v = version(page)
     roll = page.get_by_role("button", name=re.compile("^Roll")).bounding_box()
@@ -71,7 +75,8 @@ def test_the_second_click_of_a_double_click_asks_nothing_of_another_control(new_
     page.mouse.move(die["x"] + die["width"] / 2, die["y"] + die["height"] / 2)
     page.mouse.down(click_count=2)
     page.mouse.up(click_count=2)
-    page.wait_for_timeout(1500)
+    # A click is handled as it lands: a hold it asked for would be sent by now.
+    assert actions_sent(page) == ["roll"]
     assert version(page) == v + 1
     expect(page.locator(".die.held")).to_have_count(0)
     # A click of its own on the same die holds it.
@@ -203,20 +208,33 @@ def test_the_away_notice_waits_for_the_grace_period(new_page):
     ana, bo = new_page(), new_page()
     from tests.browser.test_live_game import create_game, join_game, start
 
+    # Bo's page keeps the time the test moves: the grace period passes
+    # without the test waiting it out.
+    bo.clock.install()
     invite = create_game(ana, "Ana")
     join_game(bo, invite, "Bo")
     start(ana)
     expect(bo.get_by_role("heading", name="Ana's turn")).to_be_visible()
-    bo.wait_for_timeout(1500)
-    expect(bo.locator("[data-absent-from]")).to_be_hidden()
+    notice = bo.locator("[data-absent-from]")
+    ends = float(notice.get_attribute("data-absent-from") or 0)
+    # The page looks once a second: at each look up to a second before the
+    # period ends the notice stays hidden, and the first look after shows it.
+    bo.clock.pause_at(datetime.fromtimestamp(ends - 2, tz=UTC))
+    bo.clock.run_for(1000)
+    expect(notice).to_be_hidden()
+    bo.clock.run_for(2000)
+    expect(notice).to_be_visible()
     # Five idle minutes, written behind the server's back: as a new version,
-    # or the server would go on showing the version it knows.
+    # or the server would go on showing the version it knows. A page opened
+    # now (with Bo's session, on the real time) shows the notice at once.
     Game.objects.filter(token=invite.rstrip("/").rsplit("/", 1)[-1]).update(
         acted_at=timezone.now() - timedelta(minutes=5), version=F("version") + 1
     )
-    bo.reload()
-    expect(bo.locator("[data-absent-from]")).to_be_visible()
-    expect(bo.get_by_role("button", name="Let a bot play for Ana")).to_be_enabled()
+    again = new_page()
+    again.context.add_cookies(bo.context.cookies())
+    again.goto(bo.url)
+    expect(again.locator("[data-absent-from]")).to_be_visible()
+    expect(again.get_by_role("button", name="Let a bot play for Ana")).to_be_enabled()
 
 
 def test_the_end_screen_gives_places_a_trophy_and_the_next_steps(new_page):
@@ -245,12 +263,14 @@ def test_lobby_seats_are_cards_with_avatars_and_free_seats_waiting(new_page):
     expect(page.get_by_role("button", name="Start the game")).to_be_visible()
 
 
-# Counts the messages the page sends and the closes its socket sees.
+# Counts the messages the page sends (and names their actions) and the
+# closes its socket sees.
 COUNT_SOCKET = """
-window.socketLog = { sent: 0, closes: [] };
+window.socketLog = { sent: 0, actions: [], closes: [] };
 const send = WebSocket.prototype.send;
 WebSocket.prototype.send = function (data) {
     window.socketLog.sent += 1;
+    window.socketLog.actions.push(JSON.parse(data).action);
     return send.call(this, data);
 };
 const Socket = window.WebSocket;
@@ -261,6 +281,15 @@ window.WebSocket = class extends Socket {
     }
 };
 """
+
+
+# What a page asks that changes nothing of the game.
+READS = ("sync", "presence", "hint", "coach")
+
+
+def actions_sent(page: Page) -> list[str]:
+    """The actions the page has sent that would change the game."""
+    return [action for action in page.evaluate("window.socketLog.actions") if action not in READS]
 
 
 def test_a_player_who_clicks_faster_than_the_server_allows_is_never_cut_off(new_page):
@@ -281,6 +310,8 @@ def test_a_player_who_clicks_faster_than_the_server_allows_is_never_cut_off(new_
     while page.evaluate("window.socketLog.sent") < 40 and timezone.now() < give_up:
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         clicks += 1
+        # Real time on purpose: what is tested is clicks coming faster than
+        # the server's own clock lets a socket's messages through.
         page.wait_for_timeout(25)
     wanted = [0] if clicks % 2 else []
     deadline = timezone.now() + timedelta(seconds=20)
@@ -288,7 +319,7 @@ def test_a_player_who_clicks_faster_than_the_server_allows_is_never_cut_off(new_
         game.refresh_from_db()
         if game.held == wanted:
             break
-        page.wait_for_timeout(100)
+        page.wait_for_timeout(100)  # polled: the server's last hold, whenever it lands
     assert game.held == wanted
     log = page.evaluate("window.socketLog")
     assert log["closes"] == []

@@ -5,6 +5,7 @@ own in-memory layer does."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 import pytest
 from channels.layers import InMemoryChannelLayer
@@ -76,13 +77,15 @@ async def test_a_push_does_not_walk_every_socket_of_the_process(monkeypatch) -> 
     assert walks == 1
 
 
-async def test_expired_messages_and_their_channels_still_go(monkeypatch) -> None:
+async def test_expired_messages_and_their_channels_still_go(monkeypatch, time_machine) -> None:
+    # Dated, as channels' layer dates them, by the wall clock the test moves.
+    time_machine.move_to(datetime.now(tz=UTC), tick=False)
     monkeypatch.setattr(memorylayer, "CLEAN_EVERY_SECONDS", 0.0)
     layer = SharedCopyInMemoryChannelLayer(expiry=0)
     gone, other = await layer.new_channel(), await layer.new_channel()
     await layer.group_add("game", gone)
     await layer.group_send("game", {"type": "game.snapshot", "version": 1})
-    await asyncio.sleep(0.01)
+    time_machine.shift(1)
     # The next call's sweep drops the expired message, and with it the
     # channel's membership, as the stock layer does.
     await layer.group_add("game", other)

@@ -92,7 +92,7 @@ async def test_a_closed_sockets_later_mail_is_not_kept(layer):
     channel = await layer.new_channel()
     await layer.group_add("gone", channel)
     wait = asyncio.ensure_future(layer.receive(channel))
-    await asyncio.sleep(0.05)
+    await asyncio.sleep(0.05)  # its blocking pop is on the wire to Redis when it is cancelled
     wait.cancel()
     await asyncio.gather(wait, return_exceptions=True)
     other = await layer.new_channel()

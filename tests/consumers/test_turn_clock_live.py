@@ -14,9 +14,7 @@ from django.utils import timezone
 
 from games.models import Game, Player
 from games.play import services
-from games.runtime import runtime
 from tests import factories
-from tests.clocks import TravelClock
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -24,16 +22,6 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 @pytest.fixture
 def quick_bots(settings):
     settings.YACHT_BOT_PAUSE = (0.0, 0.01)
-
-
-@pytest.fixture
-def travel(time_machine, monkeypatch) -> TravelClock:
-    """The time stands still until the test moves it, and the turn clock's
-    timers wait on it: a deadline passes without the test waiting for it."""
-    time_machine.move_to(timezone.now(), tick=False)
-    clock = TravelClock(time_machine)
-    monkeypatch.setattr(runtime, "clock", clock)
-    return clock
 
 
 def clocked_lobby() -> Game:
@@ -46,7 +34,7 @@ def clocked_lobby() -> Game:
 
 
 async def test_the_clock_runs_out_under_a_live_socket_and_the_stand_in_bot_plays_the_turn(
-    connect, quick_bots, travel
+    connect, travel
 ):
     game = await sync_to_async(clocked_lobby)()
     ana = await connect(game.token, "ana")
@@ -65,8 +53,10 @@ async def test_the_clock_runs_out_under_a_live_socket_and_the_stand_in_bot_plays
     assert ran_out["state"]["seats"][0]["bot"] == services.STAND_IN_LEVEL
     assert ran_out["state"]["deadline"] is None
     assert "scaduto" in ran_out["announce"], "each socket hears it in its own language"
-    # The stand-in rolls and scores Ana's turn; then it is Bo's, on his clock.
+    # The stand-in rolls and scores Ana's turn, a step at the end of each
+    # pause; then it is Bo's, on his clock.
     while True:
+        await travel.wake_next()
         table = await watcher.table(timeout=5)
         if table["state"]["current_seat"] == 1:
             break
@@ -77,7 +67,7 @@ async def test_the_clock_runs_out_under_a_live_socket_and_the_stand_in_bot_plays
 
 
 async def test_a_clock_that_ran_out_with_nobody_connected_is_honoured_when_someone_connects(
-    connect, quick_bots, travel
+    connect, travel
 ):
     game = await sync_to_async(clocked_lobby)()
     await sync_to_async(services.game_start)(token=game.token, guest_id="ana")
@@ -95,6 +85,7 @@ async def test_a_clock_that_ran_out_with_nobody_connected_is_honoured_when_someo
     assert table["state"]["seats"][0]["bot"] == services.STAND_IN_LEVEL
     # and the stand-in bot goes on to play the turn.
     while table["state"]["current_seat"] != 1:
+        await travel.wake_next()
         table = await bo.table(timeout=5)
 
 
@@ -145,11 +136,10 @@ async def error_after(client: Any) -> dict[str, Any]:
 
 
 async def test_once_the_clock_ran_out_the_seats_moves_are_time_up_and_the_bot_plays_the_turn(
-    connect, settings, time_machine
+    connect, time_machine, travel
 ):
-    # Ana's messages are answered within the bot's first pause, while her
-    # turn is still the bot's to play.
-    settings.YACHT_BOT_PAUSE = (0.4, 0.4)
+    # The bot's pauses end only when the test moves the time: Ana's messages
+    # are all answered while her turn is still the bot's to play.
     time_machine.move_to(datetime(2026, 12, 5, 18, 0, tzinfo=UTC), tick=False)
     game = await sync_to_async(clocked_two_seats)()
     ana = await connect(game.token, "ana")
@@ -159,8 +149,10 @@ async def test_once_the_clock_ran_out_the_seats_moves_are_time_up_and_the_bot_pl
     await ana.send({"action": "roll", "version": ana.version})
     rolled = await bo.table()
     made_before_the_clock = rolled["version"]
+    # The time passes the deadline without waking this process's timer
+    # (``travel.shift`` would): Bo's page reached zero and asks, and the
+    # clock acts, as its timer would.
     time_machine.shift(timedelta(seconds=31))
-    # Bo's page reached zero and asks: the clock acts, as its timer would.
     await bo.send({"action": "sync", "version": bo.version})
     ran_out = await bo.table()
     assert ran_out["state"]["last"]["kind"] == "clock" and ran_out["state"]["deadline"] is None
@@ -179,6 +171,7 @@ async def test_once_the_clock_ran_out_the_seats_moves_are_time_up_and_the_bot_pl
     # then the seat is hers again and Bo's turn runs on a full period.
     seen = [ran_out]
     while seen[-1]["state"]["current_seat"] != 1:
+        await travel.wake_next()
         seen.append(await bo.table(timeout=5))
     assert all(t["state"]["deadline"] is None for t in seen[:-1])
     assert {t["state"]["last"]["kind"] for t in seen[1:]} <= {"roll", "hold", "score"}

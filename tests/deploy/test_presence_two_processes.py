@@ -16,7 +16,6 @@ from django.conf import settings
 from bench.client import Guest
 from scripts.run_cluster import Cluster
 from tests import live
-from tests.deploy.test_two_processes import separate_redis_db
 
 pytestmark = [
     pytest.mark.live,
@@ -26,7 +25,6 @@ pytestmark = [
     ),
 ]
 
-REDIS_DB = 3
 # Short, so a dead process's seats run out within the test's bounds.
 TTL_SECONDS = 3
 
@@ -36,7 +34,7 @@ def two_processes(transactional_db: None) -> Iterator[Cluster]:
     cluster = Cluster(
         processes=2,
         database_url=live.test_database_url(),
-        redis_url=separate_redis_db(settings.REDIS_URL, REDIS_DB),
+        redis_url=settings.REDIS_URL,
         env={"YACHT_PRESENCE_TTL_SECONDS": str(TTL_SECONDS)},
         name="presence",
     ).start()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
-from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
@@ -23,8 +22,6 @@ from tests import live
 pytestmark = pytest.mark.live
 
 PLAY_SECONDS = 40.0
-# A Redis database of its own, away from the other live tests' servers.
-REDIS_DB = 7
 
 
 @pytest.fixture(params=[1, 2], ids=["one process", "two processes"])
@@ -32,15 +29,10 @@ def cluster(request: pytest.FixtureRequest, transactional_db: None) -> Iterator[
     processes: int = request.param
     if processes > 1 and not settings.REDIS_URL:
         pytest.skip("two processes need REDIS_URL (runs in CI's PostgreSQL + Redis pass)")
-    redis_url = (
-        urlsplit(settings.REDIS_URL)._replace(path=f"/{REDIS_DB}").geturl()
-        if settings.REDIS_URL
-        else ""
-    )
     started = Cluster(
         processes=processes,
         database_url=live.test_database_url(),
-        redis_url=redis_url,
+        redis_url=settings.REDIS_URL,
         name=f"soak-test-{processes}",
         env=LOAD_TEST_LIMITS,
     ).start()

@@ -9,7 +9,6 @@ import json
 import time
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
@@ -29,21 +28,15 @@ pytestmark = [
     ),
 ]
 
-# Redis database of its own, so these processes' groups never mix with the
-# browser tests' server or anything else on the default database.
-REDIS_DB = 2
-
-
-def separate_redis_db(url: str, db: int) -> str:
-    return urlsplit(url)._replace(path=f"/{db}").geturl()
-
 
 @pytest.fixture
 def two_processes(transactional_db: None) -> Iterator[Cluster]:
     cluster = Cluster(
         processes=2,
         database_url=live.test_database_url(),
-        redis_url=separate_redis_db(settings.REDIS_URL, REDIS_DB),
+        # The run's own Redis database, as for every server a test starts:
+        # another run on this machine names another one in its REDIS_URL.
+        redis_url=settings.REDIS_URL,
         name="two-processes",
     ).start()
     yield cluster
@@ -107,6 +100,7 @@ async def start_after_idling(token: str, ana: Guest, bo: Guest, idle: float) -> 
     sockets = [await ana.open_socket(token), await bo.open_socket(token)]
     try:
         tables = [json.loads(await ws.recv()) for ws in sockets]
+        # Real silence: the blocking reads under test wait on Redis's clock.
         await asyncio.sleep(idle)
         await sockets[0].send(json.dumps({"action": "start", "version": tables[0]["version"]}))
         pushes = [await next_table(ws) for ws in sockets]

@@ -120,7 +120,7 @@ def test_the_end_line_is_the_solvers_review_of_the_players_game(client):
     spanish = client.get(f"/es/g/{game.token}/end/").content.decode()
     assert f"{review.cost:.1f}".replace(".", ",") in spanish
     assert f"ronda {worst.round}" in spanish
-    # The points lost are kept on the seat, as My stats keeps them.
+    # The points lost on the seat, kept as the game ended, are the same.
     assert game.players.get(order=0).lost_to_optimal == pytest.approx(review.cost)
 
 

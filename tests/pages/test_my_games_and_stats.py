@@ -7,6 +7,8 @@ import random
 import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from games import rules
 from games.edge.guests import GUEST_KEY
@@ -106,7 +108,7 @@ def test_my_stats_sum_up_finished_games_per_rule_set_with_a_chart(client):
     assert f"<dd>{max(scores)}</dd>" in yacht_part
     assert yacht_part.count('class="stats-dot"') == 3 and "<polyline" in yacht_part
     assert yacht_part.count('class="stats-tick"') == 3
-    # The review's points lost to optimal play are worked out once and kept.
+    # The review's points lost to optimal play were kept as each game ended.
     kept = Player.objects.filter(guest_id="ana", game__status="finished")
     assert all(p.lost_to_optimal is not None for p in kept)
     assert Player.objects.get(game=solo, order=0).lost_to_optimal is not None
@@ -122,6 +124,27 @@ def test_my_stats_sum_up_finished_games_per_rule_set_with_a_chart(client):
     # A solitaire is a game played, not a game won.
     assert "<dt>Vittorie</dt><dd>0</dd>" in html[bonus:]
     assert "Xi.Stranger" not in html
+
+
+def writes_made(queries: CaptureQueriesContext) -> list[str]:
+    return [
+        query["sql"]
+        for query in queries.captured_queries
+        if query["sql"].lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE"))
+    ]
+
+
+def test_the_end_line_the_review_and_a_guests_record_only_read_the_database(client):
+    games = [finished(2, bot_level="solid", seed=s) for s in (1, 2)]
+    # What the stats show of the review was kept by the move that ended each game.
+    for game in games:
+        assert Player.objects.get(game=game, guest_id="ana").lost_to_optimal is not None
+    guest = as_guest(client, "ana")
+    token = games[0].token
+    for page in (f"/en/g/{token}/end/", f"/en/g/{token}/review/", "/en/my/stats/", "/en/my/games/"):
+        with CaptureQueriesContext(connection) as queries:
+            assert guest.get(page).status_code == 200, page
+        assert writes_made(queries) == [], page
 
 
 def test_my_stats_say_so_when_there_is_nothing_finished(client):

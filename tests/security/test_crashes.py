@@ -189,6 +189,7 @@ def test_a_restart_mid_game_loses_no_committed_move_across_many_kills():
                             "category": next(iter(state["preview"]), "choice"),
                         }
                     await ana.send(message)
+                # Real time: each round's kill lands a little later among them.
                 await asyncio.sleep(0.01 * round_)
                 await asyncio.to_thread(server.kill)
                 kills += 1

@@ -95,7 +95,7 @@ def test_past_the_busy_level_the_heaviest_address_group_is_refused_first(setting
     if django_settings.REDIS_URL:
         # Counted where every process sees it: one sorted set of groups an hour.
         client = redis.Redis.from_url(django_settings.REDIS_URL, decode_responses=True)
-        hour = int(time.time() // quotas.CREATE_WINDOW)
+        hour = int(runtime.clock.time() // quotas.CREATE_WINDOW)
         groups = client.zrange(f"yacht:limit:create-groups:{hour}", 0, -1, withscores=True)
         client.close()
         assert groups == [("192.0.2.2", 5.0), ("192.0.2.1", 8.0)]
@@ -146,23 +146,34 @@ def version_of(game: Game) -> int:
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 async def test_a_game_of_bots_alone_pauses_while_nobody_watches_and_resumes_on_connect(
-    connect, quick_bots
+    connect, travel
 ):
+    # Each bot's pause ends when the test moves the time through it.
     game = await sync_to_async(services.game_create)(
         guest_id="ana", name="Ana", seat_count=2, bot_level="solid", watch=True
     )
     watcher = await connect(game.token, None)
     start = (await watcher.table())["version"]
-    while (await watcher.table(timeout=5))["version"] < start + 4:
-        pass
+    for step in range(1, 5):
+        await travel.wake_next()
+        assert (await watcher.table(timeout=5))["version"] == start + step
+    # The last watcher leaves while the next step waits out its pause: at
+    # its end the step finds nobody watching, and is not taken. (Had it been,
+    # the step after it would be waiting for the time to move, unsettled.)
     await watcher.ws.disconnect()
-    await asyncio.sleep(0.3)  # a step already under way may still land
-    paused_at = await sync_to_async(version_of)(game)
-    await asyncio.sleep(0.5)
-    assert await sync_to_async(version_of)(game) == paused_at
+    await travel.wake_next()
+    settled = asyncio.ensure_future(runtime.loop.settle())
+    await asyncio.wait({settled}, timeout=5)
+    settled.cancel()
+    assert await sync_to_async(version_of)(game) == start + 4, "a step with nobody watching"
+    assert travel.waiting() == [], "no step is waiting to be taken"
+    travel.shift(60)
+    await runtime.loop.settle()
+    assert await sync_to_async(version_of)(game) == start + 4
     again = await connect(game.token, None)
-    assert (await again.table())["version"] == paused_at
-    assert (await again.table(timeout=5))["version"] == paused_at + 1
+    assert (await again.table())["version"] == start + 4
+    await travel.wake_next()
+    assert (await again.table(timeout=5))["version"] == start + 5
 
 
 @pytest.mark.asyncio

@@ -135,7 +135,7 @@ def test_two_tabs_on_two_server_processes_sending_one_action_at_once_apply_it_on
         version = game.version
         for tab in tabs:
             await tab.until_shown(version)
-        for _turn in range(12):
+        for turn in range(12):
             for step in range(3):
                 message: dict[str, Any] = {"action": "roll", "version": version, "hold": []}
                 if step == 2:
@@ -147,10 +147,22 @@ def test_two_tabs_on_two_server_processes_sending_one_action_at_once_apply_it_on
                 for tab in tabs:
                     await tab.until_shown(version)
                 assert await asyncio.to_thread(version_of, game.token) == version
-        await asyncio.sleep(0.5)  # any late refusal arrives
+                # One of the two copies was refused: its answer comes before
+                # the next action is sent, so none is left to arrive late.
+                refused = 3 * turn + step + 1
+                await until(
+                    functools.partial(refused_at_least, tabs, refused), f"{refused} refusals"
+                )
+        # Each socket answers its messages in order: a sync sent last is
+        # answered after any refusal of the ones before it.
+        for tab in tabs:
+            await tab.send({"action": "sync", "version": version})
+        await until(
+            lambda: all(heard_current(tab, version) for tab in tabs), "an answer to the sync"
+        )
         for tab in tabs:
             await tab.close()
-        return [m for tab in tabs for m in tab.messages if m["type"] == "error"]
+        return errors_of(tabs)
 
     errors = asyncio.run(play())
     # Each of the 36 actions was sent twice at once: one applied, one refused
@@ -159,6 +171,27 @@ def test_two_tabs_on_two_server_processes_sending_one_action_at_once_apply_it_on
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
     assert Move.objects.filter(game=game).count() == game.version
+
+
+def errors_of(tabs: list[Tab]) -> list[dict[str, Any]]:
+    return [m for tab in tabs for m in tab.messages if m["type"] == "error"]
+
+
+def refused_at_least(tabs: list[Tab], count: int) -> bool:
+    return len(errors_of(tabs)) >= count
+
+
+def heard_current(tab: Tab, version: int) -> bool:
+    return any(m["type"] == "current" and m["version"] == version for m in tab.messages)
+
+
+async def until(done: Callable[[], bool], what: str, timeout: float = 20) -> None:
+    try:
+        async with asyncio.timeout(timeout):
+            while not done():
+                await asyncio.sleep(0.01)
+    except TimeoutError:
+        raise AssertionError(f"never {what}") from None
 
 
 def game_state_of(token: str) -> rules.GameState:

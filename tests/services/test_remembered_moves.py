@@ -11,11 +11,12 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games.models import Game, Move, ScoreEntry
+from games.models import Game, Move, Player, ScoreEntry
 from games.play import services
 from games.rules import GameError, Hold, Roll, Score, get_ruleset
 from games.runtime import runtime
 from games.store import writes
+from games.store.advice import game_review
 from games.store.known import committed_seats
 from games.store.selectors import game_players, game_state
 from tests import factories
@@ -61,22 +62,15 @@ def _open_boxes(game: Game) -> set[str]:
     return set(get_ruleset(game.ruleset).category_keys) - set(filled)
 
 
-@pytest.mark.parametrize(
-    "kind, extra",
-    [("roll", []), ("hold", []), ("score", ["INSERT"]), ("last score", ["INSERT"])],
-)
+@pytest.mark.parametrize("kind, extra", [("roll", []), ("hold", []), ("score", ["INSERT"])])
 def test_a_move_on_the_version_committed_here_is_its_own_rows_and_nothing_else(
     committed, kind, extra
 ):
     """Outside a transaction on PostgreSQL, any other statement of the move
     would be committed on its own, before the move's write: the move must be
-    that write alone, whatever its kind (the last score also ends the game)."""
-    if kind == "last score":
-        game = _one_box_left(committed)
-        action: Any = Score(_open_boxes(game).pop())
-    else:
-        game = committed(factories.started_game(), Roll())
-        action = {"roll": Roll(), "hold": Hold(frozenset({0, 1})), "score": Score("choice")}[kind]
+    that write alone, whatever its kind."""
+    game = committed(factories.started_game(), Roll())
+    action = {"roll": Roll(), "hold": Hold(frozenset({0, 1})), "score": Score("choice")}[kind]
     assert committed_seats().get(game.token, game.version) is not None
     with CaptureQueriesContext(connection) as captured:
         game = committed(game, action)
@@ -89,8 +83,27 @@ def test_a_move_on_the_version_committed_here_is_its_own_rows_and_nothing_else(
     stored = Game.objects.get(pk=game.pk)
     assert stored.version == game.version
     assert Move.objects.filter(game=game, version=game.version).count() == 1
-    if kind == "last score":
-        assert stored.status == Game.Status.FINISHED and stored.finished_at is not None
+
+
+def test_the_last_score_is_written_under_the_lock_with_the_players_points_lost(committed):
+    """The write that ends a game also keeps each person's review, read from
+    the whole log: the last score takes the locked path, one transaction,
+    even on the version this process committed."""
+    game = _one_box_left(committed)
+    last = Score(_open_boxes(game).pop())
+    assert committed_seats().get(game.token, game.version) is not None
+    with CaptureQueriesContext(connection) as captured:
+        game = committed(game, last)
+    statements = _writes(captured)
+    # The locked path reads the game and its seats under the lock first,
+    # where the guarded one starts with its version-guarded write.
+    assert statements[0].startswith("SELECT"), statements[0]
+    assert any('"lost_to_optimal"' in sql for sql in statements if sql.startswith("UPDATE"))
+    stored = Game.objects.get(pk=game.pk)
+    assert stored.status == Game.Status.FINISHED and stored.finished_at is not None
+    assert Move.objects.filter(game=game, version=game.version).count() == 1
+    review = game_review(stored)[0]
+    assert Player.objects.get(game=game, order=0).lost_to_optimal == pytest.approx(review.cost)
 
 
 def test_a_hold_on_the_remembered_version_is_stored_and_logged(committed):
