@@ -119,9 +119,7 @@ def test_real_dice_refused_says_why_inside_the_door_which_keeps_its_count(client
         ({"duplicate": "on"}, "A duplicate game needs a device for each person: untick it."),
     ],
 )
-def test_a_setting_under_more_options_in_the_door_s_way_is_refused_beside_it(
-    client, fields, error
-):
+def test_a_setting_under_more_options_in_the_door_s_way_is_refused_beside_it(client, fields, error):
     for pressed in ("1", "real"):
         response = home_post(client, pass_and_play=pressed, **fields)
         html = response.content.decode()
