@@ -6,6 +6,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from games.models import BOT_LEVELS, MAX_SEATS, NAME_MAX_LENGTH, TURN_CLOCKS
+from games.play.names import look_alike
 from games.present.labels import BOT_LEVEL_NOTES, RULESET_BLURBS, RULESET_NAMES
 from games.rules import DEFAULT_RULESET, RULESETS
 
@@ -130,16 +131,26 @@ class NewGameForm(forms.Form):
         ),
     )
 
-    # Pass and play: its own button ("pass_and_play") starts a game for the
-    # people named here, all on this device, with bots among them if asked.
-    pass_and_play = forms.BooleanField(required=False)
+    # Pass and play: the "On one device" door's buttons ("pass_and_play",
+    # "1" with the server's dice, "real" with real dice) start a game for
+    # the people on this device, all of them this browser's, with bots among
+    # them if asked.
+    pass_and_play = forms.ChoiceField(choices=[("1", "1"), ("real", "real")], required=False)
+    people_count = forms.TypedChoiceField(
+        label=_("People"),
+        choices=[(n, str(n)) for n in range(2, MAX_SEATS + 1)],
+        coerce=int,
+        initial=2,
+        required=False,
+    )
     people = forms.CharField(
         label=_("Names of the people playing here, one a line"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 3, "autocomplete": "off"}),
         help_text=_(
-            "2 to 6 people take turns on this device: before each turn the table asks "
-            "for it to be passed on."
+            "Optional. The names written here decide who plays “On one device” (2 to 6); "
+            "left blank, they play as Player 1, Player 2…, the first under your name if you "
+            "gave one."
         ),
     )
     people_bots = forms.TypedChoiceField(
@@ -155,6 +166,8 @@ class NewGameForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        if data.get("pass_and_play") == "real":
+            data["dice_entered"] = True
         if data.get("pass_and_play"):
             self._clean_people(data)
         if data.get("watch") and not data.get("opponents"):
@@ -163,31 +176,48 @@ class NewGameForm(forms.Form):
             self.add_error("duplicate", _("A duplicate game needs 2 to 6 seats."))
         if data.get("dice_entered"):
             self._clean_companion(data)
+        refused = [field for field in ("people_count", "pass_and_play") if self.has_error(field)]
+        if refused:
+            # Without a script, the page sent back opens on its top: focus
+            # on the door's count brings the door, and why it refused, into
+            # view, and names the reason to a screen reader.
+            attrs = self.fields["people_count"].widget.attrs
+            attrs["autofocus"] = True
+            attrs["aria-describedby"] = " ".join(f"id_{field}_error" for field in refused)
         return data
 
     def _clean_companion(self, data: dict[str, Any]) -> None:
         """What a game of real dice cannot have: everything that needs the
-        server's dice (a bot, the clock's stand-in bot, shared rounds)."""
+        server's dice (a bot, the clock's stand-in bot, shared rounds). Said
+        beside the choice that asked for real dice: the box under "More
+        options", or the door's real-dice button."""
+        field = "pass_and_play" if data.get("pass_and_play") == "real" else "dice_entered"
         bots = data.get("people_bots") if data.get("pass_and_play") else data.get("opponents")
         if bots or data.get("watch"):
             self.add_error(
-                "dice_entered", _("Bots need the server's dice: play real dice with people only.")
+                field, _("Bots need the server's dice: play real dice with people only.")
             )
         if data.get("turn_seconds"):
             self.add_error(
-                "dice_entered",
+                field,
                 _("A turn clock hands a late turn to a bot: choose no clock for real dice."),
             )
         if data.get("duplicate"):
             self.add_error(
-                "dice_entered",
+                field,
                 _("Duplicate rounds share the server's dice: untick one of the two."),
             )
 
     def _clean_people(self, data: dict[str, Any]) -> None:
-        """The people of a pass-and-play game, one name a line, blank lines left out."""
+        """The people of a pass-and-play game: the names written, one a line
+        (blank lines left out), or else as many as the door's count, the
+        first under the name given."""
         names = [" ".join(line.split()) for line in (data.get("people") or "").splitlines()]
-        data["people"] = [name for name in names if name]
+        names = [name for name in names if name]
+        if names:
+            data["people"] = names
+        else:
+            data["people"] = default_people(data.get("people_count") or 2, data.get("name") or "")
         count = len(data["people"])
         if not 2 <= count <= MAX_SEATS:
             self.add_error("people", _("Write the names of 2 to 6 people, one a line."))
@@ -198,11 +228,54 @@ class NewGameForm(forms.Form):
                 "duplicate", _("A duplicate game needs a device for each person: untick it.")
             )
 
+    # The fields under "More options", and those of its boxes whose ticking
+    # matters enough to be shown again when the form comes back.
+    OPTIONS = (
+        "seats",
+        "ruleset",
+        "turn_seconds",
+        "hints",
+        "dice_entered",
+        "duplicate",
+        "perfect_reference",
+        "watch",
+        "people",
+        "people_bots",
+        "people_bot_level",
+    )
+    SHOWN_AGAIN = ("dice_entered", "watch", "people")
+
+    def options_open(self) -> bool:
+        """Whether a form sent back opens "More options": a setting there was
+        refused, is one a player should see again, or stands in the way of
+        real dice asked for by the door's button."""
+        if not self.is_bound:
+            return False
+        return (
+            any(self[field].errors for field in self.OPTIONS)
+            or any(self[field].value() for field in self.SHOWN_AGAIN)
+            or bool(self["pass_and_play"].errors)
+        )
+
     def ruleset_blurbs(self) -> list[tuple[str, object, object]]:
         return [(key, RULESET_NAMES[key], RULESET_BLURBS[key]) for key in RULESETS]
 
     def bot_levels(self) -> list[tuple[str, object, object]]:
         return [(key, label, BOT_LEVEL_NOTES[key]) for key, label in BOT_LEVELS]
+
+
+def default_people(count: int, first: str) -> list[str]:
+    """``count`` people for one device when nobody wrote their names: the
+    name given first (else "Player 1"), then "Player 2", "Player 3"…, each
+    number skipped whose name looks like one already taken."""
+    people = [first] if first else []
+    number = len(people)
+    while len(people) < count:
+        number += 1
+        candidate = f"{default_name()} {number}"
+        if not any(look_alike(candidate, taken) for taken in people):
+            people.append(candidate)
+    return people
 
 
 class JoinForm(forms.Form):

@@ -15,7 +15,8 @@ from games.store.selectors import game_players, game_state
 NAMES = ["Ana", "Bo", "Carmen", "Dario", "Elena", "Farid"]
 
 
-# The home page's three choices: friends, a bot level, or the daily challenge.
+# The home page's choices inside the first screen of a desk and of a phone:
+# Play now, friends, a bot level, or the daily challenge.
 CHOICES = {
     "now": ".door-now button[type=submit]",
     "friends": ".door-friends button[type=submit]",
@@ -23,6 +24,11 @@ CHOICES = {
     "solid": "button[name=opponents][value=solid]",
     "perfect": "button[name=opponents][value=perfect]",
     "daily": ".door-daily button[type=submit]",
+}
+# "On one device": inside a desk's first screen, after the others on a phone.
+DEVICE = {
+    "device": ".door-device button[name=pass_and_play][value='1']",
+    "real": ".door-device button[name=pass_and_play][value=real]",
 }
 
 
@@ -69,7 +75,7 @@ def fill_home(
 
 def choose(page: Page, choice: str = "friends") -> str:
     """Press one of the home page's choices; the token of the game it opened."""
-    page.locator(CHOICES[choice]).click()
+    page.locator({**CHOICES, **DEVICE}[choice]).click()
     expect(page).to_have_url(re.compile(r"/g/[\w-]+/$"))
     return page.url.rstrip("/").rsplit("/", 1)[-1]
 

@@ -2,8 +2,10 @@
 option to the end, every throw tapped or typed in (a Yacht, then a five-alike
 the joker sends to its upper box), a kept die, a take-back and a refused
 entry that keeps what was typed; then the end's check-the-dice page and the
-review saying the dice were entered. And the screenshots of the option, a
-turn with the keypad and those pages, at a desk's and a phone's size."""
+review saying the dice were entered. A phone's keypad in a four-person
+Classic 13 game started from "On one device", on screen with the dice and
+"Enter dice" in every language. And the screenshots of the option, a turn
+with the keypad and those pages, at a desk's and a phone's size."""
 
 from __future__ import annotations
 
@@ -253,3 +255,51 @@ def test_one_phone_passed_round_the_table_enters_each_persons_real_dice_after_th
         ("Ana", "full_house", 19),
         ("Ben", "little_straight", 30),
     ]
+
+
+def test_on_a_phone_the_keypad_the_dice_and_enter_fit_the_screen_in_every_language(new_page):
+    from tests.browser.test_phone_table import PINNED
+
+    width, height = SIZES["phone"]
+    page = new_page(width=width, height=height)
+    setups.fill_home(page, ruleset="classic13")
+    page.get_by_label("People", exact=True).select_option("4")
+    token = setups.choose(page, "real")
+    game = Game.objects.get(token=token)
+    assert (game.ruleset, game.seat_count, game.dice_entered) == ("classic13", 4, True)
+    expect(page.locator("[data-connection=open]")).to_be_visible()
+    page.locator("[data-handover] [data-handover-ready]").click()
+    tap(page, "66213")
+    enter(page)
+    for index in (0, 1):
+        v = version(page)
+        page.locator(f'.die[data-die="{index}"]').click()
+        wait_past(page, v)
+    for language in ("en", "es", "it", "ca"):
+        page.goto(f"/{language}/g/{token}/")
+        ready = page.locator("[data-handover] [data-handover-ready]")
+        if ready.count():
+            ready.click()
+        expect(page.locator(".keypad-kept")).to_have_count(2)
+        tap(page, "4")
+        assert page.evaluate("scrollY") == 0
+        targets = {
+            "die": page.locator(".dice .die"),
+            "face": page.locator("[data-keypad] [data-face]"),
+            "undo": page.locator("[data-keypad-undo]"),
+            "enter": page.locator("[data-keypad-enter]"),
+            "hint": page.locator("[data-action=hint]"),
+        }
+        counts = {name: found.count() for name, found in targets.items()}
+        assert counts == {"die": 5, "face": 6, "undo": 1, "enter": 1, "hint": 1}, language
+        for name, found in [*targets.items(), ("slot", page.locator(".keypad-slot"))]:
+            for part in found.all():
+                box = part.bounding_box()
+                assert box is not None, (language, name)
+                assert box["x"] >= 0 and box["x"] + box["width"] <= width, (language, name, box)
+                assert box["y"] >= 0 and box["y"] + box["height"] <= height, (language, name, box)
+                if name != "slot":
+                    assert min(box["width"], box["height"]) >= 44, (language, name, box)
+        # The dock keeps to the bottom third, as Roll's does.
+        assert page.evaluate(PINNED) <= height / 3, language
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= width, language

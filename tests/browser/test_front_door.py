@@ -1,7 +1,8 @@
-"""The home page as a visitor meets it: three ways to play, each one press
-inside the first screen of a desk and a phone, the settings folded under
-"More options" with the defaults they always had, and the name given last
-time waiting in its field."""
+"""The home page as a visitor meets it: five ways to play, each one press,
+the first four inside the first screen of a desk and a phone ("On one
+device" too on a desk, right after them on a phone), the settings folded
+under "More options" with the defaults they always had, and the name given
+last time waiting in its field."""
 
 from __future__ import annotations
 
@@ -189,6 +190,13 @@ def test_without_javascript_each_choice_still_starts_its_game(browser, server, t
         page.goto("/en/")
         page.get_by_role("button", name="Play today's challenge").click()
         assert DailyEntry.objects.filter(game__token=page.url.rstrip("/").rsplit("/", 1)[-1])
+        for button, entered in (("Start on this device", False), ("Start with real dice", True)):
+            page.goto("/en/")
+            page.get_by_label("People", exact=True).select_option("3")
+            page.get_by_role("button", name=button).click()
+            game = game_of(page.url.rstrip("/").rsplit("/", 1)[-1])
+            assert (game.seat_count, game.dice_entered) == (3, entered)
+            assert game.status == Game.Status.PLAYING
     finally:
         context.close()
 
@@ -227,3 +235,106 @@ def test_the_header_is_as_tall_with_the_no_script_language_button_as_without_it(
         finally:
             context.close()
     assert tops[True] == tops[False], tops
+
+
+def people_of(game: Game) -> list[tuple[str, bool]]:
+    return [(p.name, p.shared) for p in Player.objects.filter(game=game).order_by("order")]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_on_one_device_starts_pass_and_play_in_one_press(new_page, size):
+    width, height = SIZES[size]
+    page = new_page(width=width, height=height)
+    page.goto("/en/")
+    token = setups.choose(page, "device")
+    game = game_of(token)
+    assert game.status == Game.Status.PLAYING and not game.dice_entered
+    assert people_of(game) == [("Player 1", True), ("Player 2", True)]
+    screen = page.locator("[data-handover]")
+    expect(screen.get_by_role("heading")).to_have_text("Player 1's turn")
+    screen.get_by_role("button", name="Player 1 has it").click()
+    expect(page.locator("[data-action=roll]")).to_be_enabled()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_real_dice_start_in_one_press_from_the_same_door(new_page, size):
+    width, height = SIZES[size]
+    page = new_page(width=width, height=height)
+    page.goto("/en/")
+    page.locator("#id_name").fill("Ana")
+    page.get_by_label("People", exact=True).select_option("3")
+    token = setups.choose(page, "real")
+    game = game_of(token)
+    assert game.dice_entered and game.status == Game.Status.PLAYING
+    assert people_of(game) == [("Ana", True), ("Player 2", True), ("Player 3", True)]
+    page.locator("[data-handover]").get_by_role("button", name="Ana has it").click()
+    expect(page.locator("[data-keypad] [data-face='6']")).to_be_visible()
+    expect(page.locator("[data-action=roll]")).to_have_count(0)
+
+
+@pytest.mark.parametrize(
+    ("size", "lang"), [("desk", "en"), ("desk", "ca"), ("phone", "en"), ("phone", "ca")]
+)
+def test_on_one_device_is_on_a_desk_s_first_screen_and_right_after_the_others_on_a_phone(
+    new_page, size, lang
+):
+    width, height = SIZES[size]
+    page = new_page(width=width, height=height)
+    page.goto(f"/{lang}/")
+    doors = page.locator(".doors > .door")
+    expect(doors).to_have_count(5)
+    tops = [doors.nth(i).bounding_box()["y"] for i in range(5)]
+    # Play now reads first; the new door comes after the daily challenge.
+    assert tops[0] == min(tops) and tops[4] == max(tops), tops
+    device = page.locator(".door-device")
+    for button in device.locator("button, select").all():
+        box = button.bounding_box()
+        assert box is not None and box["height"] >= 44, box
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width, box
+        if size == "desk":
+            assert box["y"] + box["height"] <= height, box
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    if size == "phone":
+        # One door's height past the other four, and no more.
+        door = device.bounding_box()
+        daily = page.locator(".door-daily").bounding_box()
+        assert door["y"] - (daily["y"] + daily["height"]) <= 12, (door, daily)
+        assert door["height"] <= 180, door
+
+
+def test_real_dice_refused_says_why_in_the_door_brought_into_view(new_page):
+    page = new_page(width=375, height=812)
+    setups.fill_home(page, turn_seconds=30)
+    page.get_by_label("People", exact=True).select_option("4")
+    page.get_by_role("button", name="Start with real dice").click()
+    door = page.locator(".door-device")
+    expect(door.locator(".errorlist")).to_contain_text("choose no clock for real dice")
+    count = page.get_by_label("People", exact=True)
+    expect(count).to_have_value("4")
+    expect(count).to_be_focused()
+    expect(count).to_have_accessible_description(re.compile("choose no clock for real dice"))
+    # The door and its reason are on screen; the clock that stands in the
+    # way waits, shown, under the opened "More options".
+    for part in (door.locator(".errorlist"), count):
+        box = part.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 812, box
+    expect(page.locator("#id_turn_seconds")).to_have_value("30")
+    expect(page.locator(".more-options")).to_have_attribute("open", "")
+    assert not Game.objects.exists()
+
+
+def test_the_doors_and_a_refused_start_pass_axe_in_every_language_at_both_sizes(new_page):
+    from tests.browser.test_accessibility import violations
+
+    page = new_page()
+    found = {}
+    for lang in ("en", "es", "it", "ca"):
+        for size, (width, height) in SIZES.items():
+            page.set_viewport_size({"width": width, "height": height})
+            page.goto(f"/{lang}/")
+            found[f"home {lang} {size}"] = violations(page)
+            setups.fill_home(page, lang=lang, name=None, turn_seconds=30)
+            page.locator(setups.DEVICE["real"]).click()
+            expect(page.locator(".door-device .errorlist")).to_be_visible()
+            found[f"refused {lang} {size}"] = violations(page)
+    assert {name: problems for name, problems in found.items() if problems} == {}

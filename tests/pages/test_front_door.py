@@ -16,7 +16,13 @@ from tests import factories
 pytestmark = pytest.mark.django_db
 
 # What a browser sends from the untouched home page, besides the button pressed.
-UNTOUCHED = {"name": "", "seats": "2", "ruleset": "yacht", "turn_seconds": "0"}
+UNTOUCHED = {
+    "name": "",
+    "seats": "2",
+    "ruleset": "yacht",
+    "turn_seconds": "0",
+    "people_count": "2",
+}
 
 
 def home_post(client, lang: str = "en", **fields: str):
