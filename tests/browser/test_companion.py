@@ -63,6 +63,16 @@ def score(page: Page, box: str) -> None:
     wait_past(page, v)
 
 
+def throw_and_keep_the_sixes(page: Page) -> None:
+    """Type a first throw of 6 6 2 1 3, send it, and keep the two sixes."""
+    tap(page, "66213")
+    enter(page)
+    for index in (0, 1):
+        v = version(page)
+        page.locator(f'.die[data-die="{index}"]').click()
+        wait_past(page, v)
+
+
 def test_a_classic13_game_of_real_dice_is_entered_scored_and_joker_ruled_to_the_end(new_page):
     page = new_page()
     game = start(page, ruleset="classic13")
@@ -163,12 +173,7 @@ def test_screens_of_the_option_a_turn_with_the_keypad_and_the_marked_pages(new_p
         page.screenshot(path=str(SCREENS / f"option-{size}.png"))
     page.set_viewport_size({"width": 1280, "height": 800})
     game = start(page, ruleset="yacht")
-    tap(page, "66213")
-    enter(page)
-    for index in (0, 1):
-        v = version(page)
-        page.locator(f'.die[data-die="{index}"]').click()
-        wait_past(page, v)
+    throw_and_keep_the_sixes(page)
     for size, (width, height) in SIZES.items():
         page.set_viewport_size({"width": width, "height": height})
         page.reload()
@@ -269,12 +274,7 @@ def test_on_a_phone_the_keypad_the_dice_and_enter_fit_the_screen_in_every_langua
     assert (game.ruleset, game.seat_count, game.dice_entered) == ("classic13", 4, True)
     expect(page.locator("[data-connection=open]")).to_be_visible()
     page.locator("[data-handover] [data-handover-ready]").click()
-    tap(page, "66213")
-    enter(page)
-    for index in (0, 1):
-        v = version(page)
-        page.locator(f'.die[data-die="{index}"]').click()
-        wait_past(page, v)
+    throw_and_keep_the_sixes(page)
     for language in ("en", "es", "it", "ca"):
         page.goto(f"/{language}/g/{token}/")
         ready = page.locator("[data-handover] [data-handover-ready]")
