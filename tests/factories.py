@@ -12,6 +12,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from django.test import TestCase
+
 from games.models import Game
 from games.play import services
 from games.rules import Roll, Score
@@ -95,6 +97,14 @@ def play_turns(
         game = play_turn(game, guests=guests, rng=rng, rolls=rolls)
         played += 1
     return game
+
+
+def played_out(game: Game, **turns: Any) -> Game:
+    """``game`` played to the end (``play_turns``) as a server plays it,
+    with what follows each commit run: the pushes, and once the game ends
+    each person's points lost kept on their seat."""
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        return play_turns(game, **turns)
 
 
 def rolled_game(seats: int = 2, **lobby: Any) -> Game:

@@ -15,6 +15,10 @@ from channels.sessions import SessionMiddlewareStack  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
+# The solver (numpy, the tables' code, the review) loads now, not when the
+# first game to end is reviewed on a game's thread: that load held the
+# interpreter's lock about 0.3 s while every socket of the process waited.
+import games.solver.review  # noqa: E402, F401
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from yachtsite.edges import NoSuchSocket, SameOriginValidator  # noqa: E402
 from yachtsite.pages import Pages  # noqa: E402

@@ -95,8 +95,10 @@ def _commit(
     game.version += 1
     game.acted_at = timezone.now()
     moves.wind_clock(game, players, new_turn=new_turn, state=state, now=game.acted_at)
-    writes.write_locked(writes.Rows(game=game, fields=writes.saved_fields(fields), since=since))
-    transaction.on_commit(_publisher(game, players, state, last))
+    writes.write_locked(
+        writes.Rows(game=game, fields=writes.saved_fields(fields), since=since),
+        functools.partial(_publisher, game, players, state, last),
+    )
 
 
 def _publisher(
@@ -600,8 +602,7 @@ def _known(game: Game, players: list[Player], state: rules.GameState | None) -> 
 
 def _write_move(plan: moves.Plan) -> None:
     """Write a decided move under its game's row lock; publish it once committed."""
-    writes.write_locked(plan.rows)
-    transaction.on_commit(game_publisher(plan))
+    writes.write_locked(plan.rows, functools.partial(game_publisher, plan))
 
 
 def game_bot_step(*, token: str, version: int) -> Game:

@@ -15,7 +15,8 @@
   which runs it through psycopg's asynchronous driver
   (``games.live.loopmoves``). Only rows that are the game and its move log
   can be written this way (``Rows.guardable``), and never a game's last
-  move: the write that ends a game also keeps each person's review.
+  move: the write that ends a game is followed by each person's review,
+  worked out on the game's thread, never on the sockets' loop.
 
 Through the ORM, a move was an ``INSERT`` per row and an ``UPDATE`` of the
 game, each built afresh by the model's save machinery: together more of a
@@ -30,7 +31,8 @@ either way.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,7 +67,7 @@ class Rows:
     def guardable(self) -> bool:
         """Whether ``write_guarded`` can write these rows: the game and its
         move log only, so one version-guarded write settles them whole; and
-        not the game's end, which also keeps each person's review
+        not the game's end, which is followed by each person's review
         (``write_locked``)."""
         return not self.seats and self.move is not None and not self.ends
 
@@ -83,11 +85,21 @@ class Written(enum.Enum):
     BUSY = "busy"
 
 
-def write_locked(rows: Rows) -> None:
+def write_locked(rows: Rows, publisher: Callable[[], Callable[[], None]]) -> None:
     """Write ``rows`` in the caller's transaction, which holds the game's
-    row lock (so the game is at ``rows.since``). A change that ends the
-    game also keeps each person's points lost to optimal play, worked out
-    now from the whole move log, so that no page ever writes them."""
+    row lock (so the game is at ``rows.since``), then make what publishes
+    them (``publisher()``, whose snapshot reads what was written) and run
+    it once the write commits. A change that ends the game then keeps each
+    person's points lost to optimal play, worked out from the whole move
+    log, so that no page ever writes them.
+
+    The review comes after the push, not in the write: it prices every
+    decision of the game (25-40 ms of a game's thread, numpy and Python
+    holding the interpreter's lock), and in the write it held the game's
+    last push back that long and more (``bench.abuse``, four games of two
+    played alone on PostgreSQL: push p99 268-339 ms in three runs with the
+    review in the write, 35-59 ms in four with it after the push and the
+    solver loaded as the process starts)."""
     for seat, fields in rows.seats:
         seat.save(update_fields=list(fields))
     if rows.move is None:
@@ -96,8 +108,9 @@ def write_locked(rows: Rows) -> None:
         updated = _run(connections[router.db_for_write(Game)], rows)
         # Under the row lock the version cannot have moved on.
         assert updated == 1, f"game {rows.game.pk} moved on under its lock"
+    transaction.on_commit(publisher())
     if rows.ends:
-        records.keep_losses(rows.game)
+        transaction.on_commit(functools.partial(records.keep_losses, rows.game))
 
 
 def write_guarded(rows: Rows, *, wait: bool = True) -> Written:

@@ -37,7 +37,7 @@ def as_guest(client, guest: str):
 
 def finished(seats: int, **lobby) -> Game:
     game = factories.started_game(seats, **lobby)
-    return factories.play_turns(game, rng=random.Random(5))
+    return factories.played_out(game, rng=random.Random(5))
 
 
 def result_of(html: str) -> str:

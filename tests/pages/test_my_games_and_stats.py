@@ -29,7 +29,7 @@ def as_guest(client, guest: str):
 
 def finished(seats: int = 2, *, guests=factories.GUESTS, seed: int = 3, **lobby) -> Game:
     game = factories.started_game(seats, guests=guests, **lobby)
-    return factories.play_turns(game, guests=guests, rng=random.Random(seed))
+    return factories.played_out(game, guests=guests, rng=random.Random(seed))
 
 
 def test_my_games_lists_lobby_games_in_play_with_my_turn_marked_and_finished_with_place_and_score(

@@ -2,6 +2,8 @@
 state, through the statements games.store.writes writes once per database, with
 the same rows and the same constraints as the ORM's saves."""
 
+from collections.abc import Callable
+
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -63,6 +65,15 @@ def test_a_move_is_one_statement_between_the_lock_and_the_commit_on_postgresql()
         assert [w.split()[0] for w in statements] == ["UPDATE", "INSERT", "INSERT"]
 
 
+def _unpublished() -> Callable[[], None]:
+    """A refused write is never published: this fails the test if it is."""
+
+    def published() -> None:
+        raise AssertionError("a refused write was published")
+
+    return published
+
+
 def test_a_version_already_logged_refuses_the_whole_move():
     game = factories.rolled_game(1)
     locked = Game.objects.get(pk=game.pk)
@@ -73,7 +84,8 @@ def test_a_version_already_logged_refuses_the_whole_move():
     move = Move(game=locked, player=player, version=locked.version, kind="roll")
     with pytest.raises(IntegrityError), transaction.atomic():
         writes.write_locked(
-            writes.Rows(game=locked, fields=("version",), since=locked.version - 1, move=move)
+            writes.Rows(game=locked, fields=("version",), since=locked.version - 1, move=move),
+            _unpublished,
         )
     assert Game.objects.get(pk=game.pk).version == game.version
 
@@ -90,7 +102,8 @@ def test_a_box_filled_twice_refuses_the_whole_move():
         writes.write_locked(
             writes.Rows(
                 game=locked, fields=("version",), since=locked.version - 1, move=move, score=score
-            )
+            ),
+            _unpublished,
         )
     assert Game.objects.get(pk=game.pk).version == game.version
     assert not Move.objects.filter(game=game, version=locked.version).exists()
