@@ -367,6 +367,8 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
             await self.send_error("rate_limited")
             await self.close(code=CLOSE_POLICY_VIOLATION, reason="rate limit")
             return
+        if self.seat is None:
+            await limits.spectator_turns().turn()
         if self.seat is None and not limits.spectator_messages().take():
             runtime.counts["spectator_messages_refused"] += 1
             await self.send_error("spectators_busy", resync=False)
@@ -589,9 +591,11 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         # Players always hear their table; a crowd of spectators only within
         # the process's budget of chat deliveries, so that chat into big
         # crowds cannot take the loop's time from the moves' pushes.
-        if self.seat is None and not limits.chat_deliveries().take():
-            runtime.counts["chat_deliveries_skipped"] += 1
-            return
+        if self.seat is None:
+            await limits.spectator_turns().turn()
+            if not limits.chat_deliveries().take():
+                runtime.counts["chat_deliveries_skipped"] += 1
+                return
         await self.send(text_data=viewcache.chat_text(line, self.language))
 
     async def game_presence(self, event: dict[str, Any]) -> None:

@@ -14,7 +14,8 @@ chat lines, new games) is counted in the shared cache
 
 from __future__ import annotations
 
-from collections import Counter
+import asyncio
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -205,3 +206,56 @@ def chat_deliveries() -> ChatDeliveries:
 def spectator_messages() -> SpectatorMessages:
     """This process's ``SpectatorMessages``."""
     return runtime.part(SpectatorMessages)
+
+
+class SpectatorTurns:
+    """Spectators' work on the loop, one piece per turn of the loop, so
+    that a crowd's burst never holds up the players' pushes.
+
+    A crowd's sockets all send at one moment (each address's rate shared
+    by its sockets, every socket woken together): two hundred messages read
+    in one turn of the loop, each answered, or a chat line sent to a
+    hundred spectators at once, are tens of milliseconds in which no
+    player's push goes out (``bench.abuse --attack chat``). Here each
+    spectator's message, and each chat line to a spectator, waits its turn:
+    one a turn, and between two turns the loop reads whatever else came
+    (another game's move and its push). Players never wait here. Who
+    waits is bounded by the spectators' places
+    (``YACHT_SPECTATORS_PER_PROCESS``): a socket handles one message at a
+    time."""
+
+    def __init__(self) -> None:
+        self.waiting: deque[asyncio.Future[None]] = deque()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.calling = False
+
+    async def turn(self) -> None:
+        """Return on this spectator's turn."""
+        loop = asyncio.get_running_loop()
+        if loop is not self.loop:
+            # A new loop (a test's): what waited on another is not ours.
+            self.loop, self.waiting, self.calling = loop, deque(), False
+        if not self.waiting and not self.calling:
+            # Nobody ahead: this turn is its own.
+            self.calling = True
+            loop.call_soon(self._next)
+            return
+        ready: asyncio.Future[None] = loop.create_future()
+        self.waiting.append(ready)
+        await ready
+
+    def _next(self) -> None:
+        """Let the next one waiting go on; call again on the next turn."""
+        while self.waiting:
+            ready = self.waiting.popleft()
+            if not ready.done():  # a socket that closed while it waited
+                ready.set_result(None)
+                assert self.loop is not None
+                self.loop.call_soon(self._next)
+                return
+        self.calling = False
+
+
+def spectator_turns() -> SpectatorTurns:
+    """This process's ``SpectatorTurns``."""
+    return runtime.part(SpectatorTurns)
