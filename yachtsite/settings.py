@@ -394,6 +394,12 @@ YACHT_CHAT_LINES_PER_GAME = env.int("YACHT_CHAT_LINES_PER_GAME", default=20)
 # Chat lines delivered to spectators' sockets per second, in each server
 # process (players always get theirs); past it a spectator misses a line.
 YACHT_CHAT_DELIVERIES_PER_SECOND = env.float("YACHT_CHAT_DELIVERIES_PER_SECOND", default=500.0)
+# Chat lines said by spectators that each server process takes per second,
+# in all its games together (a second's worth at once); past it,
+# chat_busy before any reading. Players' lines never count against it.
+YACHT_SPECTATOR_CHAT_LINES_PER_SECOND = env.float(
+    "YACHT_SPECTATOR_CHAT_LINES_PER_SECOND", default=10.0
+)
 # Messages from sockets without a seat (spectators) each server process
 # reads per second; past it they are answered spectators_busy unread.
 # Seated players' messages never count against it (docs/security.md).

@@ -385,8 +385,12 @@ class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
         except BadMessage as bad:
             await self.send_error(bad.code, resync=False)
             return
-        if declaration.name == "chat" and quotas.chat_held(token=self.token):
-            # The table's chat is full for now: refused before any reading.
+        if declaration.name == "chat" and (
+            quotas.chat_held(token=self.token)
+            or (self.seat is None and not limits.spectator_chat().take())
+        ):
+            # The table's chat is full for now, or spectators' chat in this
+            # process: refused before any reading.
             await self.send_error("chat_busy", resync=False)
             return
         try:

@@ -198,6 +198,32 @@ class SpectatorMessages(_PerSecond):
         return float(settings.YACHT_SPECTATOR_MESSAGES_PER_SECOND)
 
 
+class SpectatorChat(_PerSecond):
+    """This process's budget of chat lines said by spectators, in all its
+    games together: ``YACHT_SPECTATOR_CHAT_LINES_PER_SECOND``.
+
+    Each table keeps to its own pace of chat, but a line costs the process
+    far more than its socket message: the game and its seats read, a count
+    in the shared cache and a row written on a game's thread (about 3 ms of
+    CPU on PostgreSQL), then a send to every socket of the table. Fifty
+    addresses' spectators saying lines into fifteen tables at each table's
+    pace were thirty lines a second, and other games' pushes were several
+    times slower (``bench.abuse --attack chat``). Ten a second is more
+    than every spectator of a process says in earnest. Past it, the line is
+    refused ``chat_busy`` before anything is read; a seated player's line
+    never counts against it. A second's worth may come at once: a few
+    spectators answering one roll together are all heard.
+    """
+
+    def rate(self) -> float:
+        return float(settings.YACHT_SPECTATOR_CHAT_LINES_PER_SECOND)
+
+
+def spectator_chat() -> SpectatorChat:
+    """This process's ``SpectatorChat``."""
+    return runtime.part(SpectatorChat)
+
+
 def chat_deliveries() -> ChatDeliveries:
     """This process's ``ChatDeliveries``."""
     return runtime.part(ChatDeliveries)

@@ -47,9 +47,9 @@ async def test_turns_start_afresh_on_a_new_loop():
     def waits_on_a_loop_of_its_own() -> None:
         async def crowd() -> None:
             # Three wait; the loop ends before their turns come.
-            for _ in range(3):
-                asyncio.ensure_future(turns.turn())
+            waiting = [asyncio.ensure_future(turns.turn()) for _ in range(3)]
             await turns.turn()
+            assert not any(task.done() for task in waiting)
 
         asyncio.run(crowd())
 

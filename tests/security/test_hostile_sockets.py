@@ -71,6 +71,7 @@ def test_hostile_messages_from_every_kind_of_sender_never_break_a_rule_or_a_row(
     # line (the process's ceilings: test_process_ceilings.py).
     settings.YACHT_CHAT_LINES_PER_GAME = 10**9
     settings.YACHT_CHAT_DELIVERIES_PER_SECOND = 10**9
+    settings.YACHT_SPECTATOR_CHAT_LINES_PER_SECOND = 10**9
     # Spectators send faster than a process reads them when it is busy.
     settings.YACHT_SPECTATOR_MESSAGES_PER_SECOND = 10**9
     stats = Stats()

@@ -17,7 +17,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from games.live import botplay, limits
-from games.models import Game
+from games.models import ChatMessage, Game
 from games.play import services
 from games.runtime import runtime
 from games.store import quotas
@@ -367,3 +367,35 @@ async def test_past_the_spectators_budget_a_spectator_is_told_busy_unread_while_
     clock.wall += 0.1
     await watchers[1].send({"action": "sync", "version": game.version + 1})
     assert (await watchers[1].receive())["type"] == "current"
+
+
+async def test_past_the_spectators_chat_budget_their_lines_are_refused_unread_and_players_talk_on(
+    connect, settings, monkeypatch
+):
+    # Two a second, and a second's worth (2) at once.
+    settings.YACHT_SPECTATOR_CHAT_LINES_PER_SECOND = 2
+    # The budget's clock stands still: nothing is earned back mid-test.
+    clock = HandClock(time.time(), intervals_too=True)
+    monkeypatch.setattr(runtime, "clock", clock)
+    game = await started()
+    ana = await connect(game.token, "ana")
+    watchers = [await connect(game.token, None) for _ in range(2)]
+    for client in (ana, *watchers):
+        await client.table()
+    # Two lines fit the process's budget, whichever spectator says them.
+    for watcher, text in zip(watchers, ("one", "two"), strict=True):
+        await watcher.send({"action": "chat", "text": text})
+        assert text in (await chat_or_table(ana))["html"]
+    for watcher in watchers:
+        assert [(await chat_or_table(watcher))["type"] for _ in range(2)] == ["chat", "chat"]
+    await watchers[0].send({"action": "chat", "text": "three"})
+    assert (await watchers[0].error())["code"] == "chat_busy"
+    assert await sync_to_async(ChatMessage.objects.filter(game=game).count)() == 2
+    # A player's line never counts against it.
+    await ana.send({"action": "chat", "text": "mine"})
+    for client in (ana, *watchers):
+        assert "mine" in (await chat_or_table(client))["html"]
+    # Half a second later the budget has room again.
+    clock.wall += 0.5
+    await watchers[1].send({"action": "chat", "text": "four"})
+    assert "four" in (await chat_or_table(ana))["html"]
