@@ -269,7 +269,8 @@ def keep_losses(game: Game) -> None:
     reads the solver's tables), kept on their seat for My stats, so no page
     writes them. Only for games My stats counts: a daily entry's are worked
     out once its day is over (``daily.daily_work_out_over``), and a game of
-    real dice or passed round one device is left out of the stats.
+    real dice or passed round one device is left out of the stats. Games
+    that ended before this was kept have it from ``losses_backfill``.
 
     A review that fails leaves the game ended as it is, with no losses kept:
     the end is committed whatever this says."""
