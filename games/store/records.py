@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from django.db import transaction
-from django.db.models import F, OuterRef, Subquery
+from django.db.models import Exists, F, OuterRef, QuerySet, Subquery
 
 from games import rules
 from games.models import Game, Player, ScoreEntry
@@ -269,7 +269,8 @@ def keep_losses(game: Game) -> None:
     reads the solver's tables), kept on their seat for My stats, so no page
     writes them. Only for games My stats counts: a daily entry's are worked
     out once its day is over (``daily.daily_work_out_over``), and a game of
-    real dice or passed round one device is left out of the stats.
+    real dice or passed round one device is left out of the stats. Games
+    that ended before this was kept have it from ``losses_backfill``.
 
     A review that fails leaves the game ended as it is, with no losses kept:
     the end is committed whatever this says."""
@@ -286,6 +287,39 @@ def keep_losses(game: Game) -> None:
                 counted.filter(order=review.order).update(lost_to_optimal=review.cost)
     except Exception:
         log.warning("could not review game %s for its stats", game.token, exc_info=True)
+
+
+def unreviewed_games() -> QuerySet[Game]:
+    """Finished games My stats counts (as ``keep_losses`` picks them) with a
+    counted seat whose points lost were never kept: games that ended before
+    the write that ends a game kept them, whose guests' stats page never
+    worked them out, and any whose review failed as it ended."""
+    missing = Player.objects.filter(
+        game=OuterRef("pk"), shared=False, lost_to_optimal__isnull=True
+    ).exclude(guest_id="")
+    return Game.objects.filter(
+        status=Game.Status.FINISHED, daily__isnull=True, dice_entered=False
+    ).filter(Exists(missing))
+
+
+def losses_backfill(*, limit: int) -> tuple[int, int]:
+    """Keep the points lost of at most ``limit`` of ``unreviewed_games``,
+    newest first, each game in its own transaction through ``keep_losses``;
+    how many games had them kept and how many reviews failed.
+
+    Newest first: the guests of recent games are the likeliest to open My
+    stats, and the oldest games' logs the likeliest to fail a review for
+    good, so those wait at the end rather than hold up every run. The games
+    are chosen once, so a review that fails is tried once a run and never
+    stops it (``keep_losses`` logs it and keeps nothing)."""
+    games = list(unreviewed_games().order_by("-pk")[:limit])
+    kept = 0
+    for game in games:
+        with transaction.atomic():
+            keep_losses(game)
+        if not unreviewed_games().filter(pk=game.pk).exists():
+            kept += 1
+    return kept, len(games) - kept
 
 
 # Less than this given away reads as 0.0 points: said as perfect play.
