@@ -7,8 +7,9 @@ scoreboard would otherwise lie about who is who.
 
 from __future__ import annotations
 
+import hashlib
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from confusable_homoglyphs import utils as homoglyph_data
@@ -131,13 +132,32 @@ def require_distinct(name: str, others: Iterable[str]) -> None:
 BOT_NAMES = ("Ada", "Blaise", "Carl", "Dora", "Emmy", "Fermat")
 
 
-def bot_name(order: int, taken: Iterable[str]) -> str:
-    """A bot's name for ``order``, skipping any a player at the table already has."""
+def _first_unlike(candidates: Sequence[str], start: int, taken: Iterable[str]) -> str | None:
+    """The first of ``candidates`` from ``start`` on (round the end) that
+    looks like no name ``taken``; None if every one does."""
     taken = list(taken)
-    for step in range(len(BOT_NAMES)):
-        candidate = BOT_NAMES[(order + step) % len(BOT_NAMES)]
+    for step in range(len(candidates)):
+        candidate = candidates[(start + step) % len(candidates)]
         if not any(look_alike(candidate, name) for name in taken):
             return candidate
-    # Six seats at most and six bot names: only reached if every one is a
-    # person's look-alike, and then a number tells the bot apart.
-    return f"{BOT_NAMES[order % len(BOT_NAMES)]} {order + 1}"
+    return None
+
+
+def bot_name(order: int, taken: Iterable[str]) -> str:
+    """A bot's name for ``order``, skipping any a player at the table already has."""
+    name = _first_unlike(BOT_NAMES, order, taken)
+    if name is None:
+        # Six seats at most and six bot names: only reached if every one is
+        # a person's look-alike, and then a number tells the bot apart.
+        name = f"{BOT_NAMES[order % len(BOT_NAMES)]} {order + 1}"
+    return name
+
+
+def unnamed_name(candidates: Sequence[str], key: str, taken: Iterable[str]) -> str:
+    """A name for a stranger who gave none: one of ``candidates``, starting
+    at a place fixed by ``key`` (their guest id, so a browser keeps its name
+    from table to table), skipping any that looks like a name ``taken`` by
+    those they may be seated with. If all do, its own anyway: the table tells
+    the two apart by their seat's number, as for any look-alike names."""
+    start = int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big") % len(candidates)
+    return _first_unlike(candidates, start, taken) or candidates[start]

@@ -17,6 +17,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
@@ -106,6 +107,23 @@ def queue_join(
     queue_pair(ticket=ticket)
     ticket.refresh_from_db()
     return ticket
+
+
+def queue_names_ahead(
+    *, guest_id: str, ruleset: str, language: str = "", seats: int = 2
+) -> list[str]:
+    """The names of those a guest pressing Play now for this table would be
+    seated with if nobody else came: the oldest strangers waiting for it
+    (whose languages agree with ``language``), a table's worth less one."""
+    ahead = QueueTicket.objects.filter(
+        state=WAITING,
+        ruleset=ruleset,
+        seats=seats,
+        seen_at__gte=timezone.now() - _fresh_since(),
+    ).exclude(guest_id=guest_id)
+    if language:
+        ahead = ahead.filter(Q(language="") | Q(language=language))
+    return list(ahead.order_by("created_at", "pk").values_list("name", flat=True)[: seats - 1])
 
 
 def _require_room(network: str) -> None:

@@ -330,16 +330,7 @@ def move_sentence(snap: Snapshot, me: int | None) -> str:
     if last["kind"] == "score" and last["points"] is None:
         return _("%(name)s has played this round.") % {"name": who}
     if last["kind"] == "roll":
-        kept = ", ".join(str(last["dice"][i]) for i in last["held"])
-        dice = ", ".join(str(d) for i, d in enumerate(last["dice"]) if i not in last["held"])
-        said = {"name": who, "kept": kept, "dice": dice}
-        if kept:
-            return (
-                _("You kept %(kept)s and rolled %(dice)s.")
-                if mine
-                else _("%(name)s kept %(kept)s and rolled %(dice)s.")
-            ) % said
-        return (_("You rolled %(dice)s.") if mine else _("%(name)s rolled %(dice)s.")) % said
+        return _roll_sentence(snap, last, who, mine)
     assert last["points"] is not None
     box = category_name(snap["ruleset"], last["category"])
     if mine:
@@ -353,6 +344,29 @@ def move_sentence(snap: Snapshot, me: int | None) -> str:
         "%(name)s scored %(points)s points in %(box)s.",
         last["points"],
     ) % {"name": who, "points": last["points"], "box": box}
+
+
+def _roll_sentence(snap: Snapshot, last: Last, who: str, mine: bool) -> str:
+    """A throw said with its dice: rolled by the server, or, at a table of
+    real dice, entered by the player (nobody rolled anything on the page)."""
+    kept = ", ".join(str(last["dice"][i]) for i in last["held"])
+    dice = ", ".join(str(d) for i, d in enumerate(last["dice"]) if i not in last["held"])
+    said = {"name": who, "kept": kept, "dice": dice}
+    if snap["dice_entered"]:
+        if kept:
+            return (
+                _("You kept %(kept)s and entered %(dice)s.")
+                if mine
+                else _("%(name)s kept %(kept)s and entered %(dice)s.")
+            ) % said
+        return (_("You entered %(dice)s.") if mine else _("%(name)s entered %(dice)s.")) % said
+    if kept:
+        return (
+            _("You kept %(kept)s and rolled %(dice)s.")
+            if mine
+            else _("%(name)s kept %(kept)s and rolled %(dice)s.")
+        ) % said
+    return (_("You rolled %(dice)s.") if mine else _("%(name)s rolled %(dice)s.")) % said
 
 
 # What a seat does with the dice; every other kind of move changes the table.

@@ -1,12 +1,13 @@
+from collections.abc import Sequence
 from typing import Any
 
 from django import forms
 from django.forms.renderers import Jinja2
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from games.models import BOT_LEVELS, MAX_SEATS, NAME_MAX_LENGTH, TURN_CLOCKS
-from games.play.names import look_alike
+from games.play.names import look_alike, unnamed_name
 from games.present.labels import BOT_LEVEL_NOTES, RULESET_BLURBS, RULESET_NAMES
 from games.rules import DEFAULT_RULESET, RULESETS
 
@@ -39,6 +40,27 @@ def default_name() -> str:
     """Who a player is who gave no name: starting a game or the daily challenge
     takes one tap, and the name can be given next time."""
     return gettext("Player")
+
+
+# Who a stranger at a Play now table is when they gave no name: an animal,
+# friendlier than "Player 2" and told apart at a glance, in their language.
+STRANGER_NAMES = (
+    pgettext_lazy("a stranger's name", "Otter"),
+    pgettext_lazy("a stranger's name", "Fox"),
+    pgettext_lazy("a stranger's name", "Owl"),
+    pgettext_lazy("a stranger's name", "Heron"),
+    pgettext_lazy("a stranger's name", "Lynx"),
+    pgettext_lazy("a stranger's name", "Beaver"),
+    pgettext_lazy("a stranger's name", "Penguin"),
+    pgettext_lazy("a stranger's name", "Koala"),
+)
+
+
+def stranger_name(guest: str, ahead: Sequence[str]) -> str:
+    """A Play now name for ``guest``, who gave none: the same animal at every
+    table, unless one of those ``ahead`` in the queue looks like it (then
+    the next)."""
+    return unnamed_name([str(name) for name in STRANGER_NAMES], guest, ahead)
 
 
 class OptionalNameField(NameField):

@@ -22,7 +22,7 @@ from games.present.messages import error_message
 from games.rules import DEFAULT_RULESET, GameError
 from games.store import quotas
 from games.web import views
-from games.web.forms import NewGameForm, PlayNowForm, default_name
+from games.web.forms import NewGameForm, PlayNowForm, stranger_name
 
 
 def _address(request: HttpRequest) -> str:
@@ -55,7 +55,17 @@ def play_now(request: HttpRequest) -> HttpResponse:
         return _refused(request, failed, 400)
     data = form.cleaned_data
     guest = guest_id_for(request.session)
-    name = data["name"] or default_name()
+    ruleset = data["play_ruleset"] or DEFAULT_RULESET
+    language = (get_language() or "") if data["play_language"] else ""
+    seats = data["play_seats"] or 2
+    name = data["name"]
+    if not name:
+        # An animal that none of those ahead in the queue looks like, rather
+        # than "Player" beside "Player 2".
+        ahead = queue.queue_names_ahead(
+            guest_id=guest, ruleset=ruleset, language=language, seats=seats
+        )
+        name = stranger_name(guest, ahead)
     try:
         # Every ticket ends in one game (a stranger's or a bot's): it is
         # counted as its guest's game when it is made.
@@ -64,9 +74,9 @@ def play_now(request: HttpRequest) -> HttpResponse:
                 guest_id=guest,
                 name=name,
                 address=_address(request),
-                ruleset=data["play_ruleset"] or DEFAULT_RULESET,
-                language=(get_language() or "") if data["play_language"] else "",
-                seats=data["play_seats"] or 2,
+                ruleset=ruleset,
+                language=language,
+                seats=seats,
             )
     except GameError as error:
         status = 429 if error.code in quotas.CREATION_REFUSALS | {"queue_network_full"} else 400

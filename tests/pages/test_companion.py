@@ -8,9 +8,10 @@ import re
 
 import pytest
 
-from games.models import Game
+from games.models import Game, Move
 from games.play import services
-from games.store.selectors import game_players, game_state
+from games.present.rendering import table_message
+from games.store.selectors import game_players, game_snapshot, game_state, last_action
 from tests.pages.test_front_door import home_post, token_of
 
 pytestmark = pytest.mark.django_db
@@ -113,3 +114,56 @@ def test_my_stats_and_my_games_keep_real_dice_apart(client):
     assert "No finished games yet" in stats
     mine = client.get("/en/my/games/").content.decode()
     assert "tag-entered" in mine
+
+
+def _entered(game: Game, guest: str, dice: list[int], hold: list[int] | None = None):
+    """The snapshot a push carries after ``guest`` entered ``dice``."""
+    game.refresh_from_db()
+    game = services.game_enter(
+        token=game.token, guest_id=guest, version=game.version, dice=dice, hold=hold
+    )
+    move = Move.objects.filter(game=game, kind=Move.Kind.ROLL).latest("version")
+    return {**game_snapshot(game), "last": last_action("roll", 0, move)}
+
+
+@pytest.mark.parametrize(
+    ("lang", "others_hear", "ana_hears", "after_keeping"),
+    [
+        (
+            "en",
+            "Ana entered 3, 3, 5, 6, 6.",
+            "You entered 3, 3, 5, 6, 6.",
+            "Ana kept 6, 6 and entered 1, 2, 4.",
+        ),
+        (
+            "es",
+            "Ana ha introducido 3, 3, 5, 6, 6.",
+            "Has introducido 3, 3, 5, 6, 6.",
+            "Ana ha guardado 6, 6 y ha introducido 1, 2, 4.",
+        ),
+        (
+            "it",
+            "Ana ha inserito 3, 3, 5, 6, 6.",
+            "Hai inserito 3, 3, 5, 6, 6.",
+            "Ana ha tenuto 6, 6 e ha inserito 1, 2, 4.",
+        ),
+        (
+            "ca",
+            "Ana ha introduït 3, 3, 5, 6, 6.",
+            "Has introduït 3, 3, 5, 6, 6.",
+            "Ana ha guardat 6, 6 i ha introduït 1, 2, 4.",
+        ),
+    ],
+)
+def test_screen_readers_hear_that_real_dice_were_entered_not_rolled(
+    lang, others_hear, ana_hears, after_keeping
+):
+    game = services.game_create(guest_id="ana", name="Ana", seat_count=2, dice_entered=True)
+    services.game_join(token=game.token, guest_id="ben", name="Ben")
+    game = services.game_start(token=game.token, guest_id="ana")
+    snap = _entered(game, "ana", [3, 3, 5, 6, 6])
+    for me in (1, None):
+        assert table_message(snap, me, lang)["announce"] == others_hear
+    assert table_message(snap, 0, lang)["announce"] == ana_hears
+    snap = _entered(game, "ana", [1, 2, 4, 6, 6], hold=[3, 4])
+    assert table_message(snap, 1, lang)["announce"] == after_keeping

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client, override_settings
+from django.utils import translation
 
 from games.edge.guests import GUEST_KEY
 from games.models import Game, Player, QueueTicket
+from games.web.forms import stranger_name
 from tests.pages.test_front_door import UNTOUCHED
 
 pytestmark = pytest.mark.django_db
@@ -60,6 +62,49 @@ def test_a_second_guest_pressing_play_now_is_sent_to_the_game_and_the_first_page
     table = ana.get(f"/en/g/{game.token}/").content.decode()
     assert "Ana" in table and "Ben" in table
     assert game.status == Game.Status.PLAYING and game.turn_seconds == 30
+
+
+ANIMALS = {
+    "en": {"Otter", "Fox", "Owl", "Heron", "Lynx", "Beaver", "Penguin", "Koala"},
+    "es": {"Nutria", "Zorro", "Búho", "Garza", "Lince", "Castor", "Pingüino", "Koala"},
+    "it": {"Lontra", "Volpe", "Gufo", "Airone", "Lince", "Castoro", "Pinguino", "Koala"},
+    "ca": {"Llúdriga", "Guineu", "Mussol", "Agró", "Linx", "Castor", "Pingüí", "Coala"},
+}
+
+
+def guest_client(guest: str) -> Client:
+    client = Client()
+    session = client.session
+    session[GUEST_KEY] = guest
+    session.save()
+    return client
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "it", "ca"])
+def test_strangers_who_give_no_name_play_as_two_different_animals_in_their_language(lang):
+    # Two guests whose browsers alone would make them the same animal.
+    with translation.override(lang):
+        first = stranger_name("guest-0", [])
+        twin = next(f"guest-{n}" for n in range(1, 99) if stranger_name(f"guest-{n}", []) == first)
+    ana, ben = guest_client("guest-0"), guest_client(twin)
+    press(ana, lang)
+    html = ana.get(f"/{lang}/now/wait/").content.decode()
+    press(ben, lang, address="203.0.113.9")
+    names = list(Player.objects.order_by("order").values_list("name", flat=True))
+    assert names[0] == first and names[1] != first
+    assert set(names) <= ANIMALS[lang]
+    said = {
+        "en": "You play as “",
+        "es": "Juegas como «",
+        "it": "Giochi come «",
+        "ca": "Jugues com a «",
+    }
+    assert f"{said[lang]}{first}" in html
+
+
+def test_a_stranger_who_gave_a_name_plays_under_it_and_is_told_so(client):
+    press(client, name="Ana")
+    assert "You play as “Ana”." in client.get("/en/now/wait/").content.decode()
 
 
 @override_settings(YACHT_PLAY_NOW_WAIT_SECONDS=0)

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from games.models import Game, Player, QueueTicket
 from games.play import queue, services
+from games.play.names import unnamed_name
 from games.rules import GameError
 
 pytestmark = pytest.mark.django_db
@@ -84,6 +85,33 @@ def test_names_that_look_alike_are_told_apart_by_seat_number():
     ticket = queue.queue_join(guest_id="b", name="Player", address="198.51.100.2")
     names = list(Player.objects.filter(game=ticket.game).values_list("name", flat=True))
     assert names == ["Player", "Player 2"]
+
+
+def test_the_names_ahead_are_those_a_guest_would_be_seated_with_oldest_first():
+    join("ana", seats=3)
+    join("ben", seats=3)
+    join("cai", seats=3)  # a table of three: seated, no longer ahead of anyone
+    join("dee", seats=3)
+    join("eva", seats=3, language="es")
+    join("fay", seats=3, language="it")
+    join("gus")
+    ahead = queue.queue_names_ahead
+    assert ahead(guest_id="new", ruleset="yacht", seats=3) == ["Dee", "Eva"]
+    assert ahead(guest_id="new", ruleset="yacht", seats=3, language="it") == ["Dee", "Fay"]
+    assert ahead(guest_id="dee", ruleset="yacht", seats=3) == ["Eva", "Fay"]
+    assert ahead(guest_id="new", ruleset="yacht") == ["Gus"]
+    assert ahead(guest_id="new", ruleset="yatzy") == []
+
+
+def test_a_name_for_one_who_gave_none_is_the_same_each_time_unless_one_ahead_looks_like_it():
+    animals = ["Otter", "Fox", "Owl"]
+    mine = unnamed_name(animals, "guest-1", [])
+    assert unnamed_name(animals, "guest-1", ["Ana"]) == mine
+    following = animals[(animals.index(mine) + 1) % 3]
+    assert unnamed_name(animals, "guest-1", [mine.upper()]) == following
+    assert len({unnamed_name(animals, f"guest-{n}", []) for n in range(30)}) == 3
+    # Every one taken: the guest's own, told apart at the table by its seat.
+    assert unnamed_name(animals, "guest-1", animals) == mine
 
 
 def test_a_table_of_three_starts_only_when_the_third_guest_comes():
