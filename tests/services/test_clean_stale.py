@@ -189,7 +189,7 @@ def test_daily_entries_real_dice_and_pass_and_play_games_are_not_reviewed_for_st
 
 
 def test_a_game_whose_losses_are_kept_is_not_reviewed_again():
-    kept_as_it_ended = factories.play_turns(factories.started_game(2))
+    kept_as_it_ended = factories.played_out(factories.started_game(2))
     older = finished_before_losses_were_kept(2)
     assert None not in losses(kept_as_it_ended).values()
 
