@@ -117,3 +117,65 @@ async def test_a_body_larger_than_any_page_takes_is_refused_unread(monkeypatch):
     assert start["status"] == 413
     await talk.wait(timeout=5)
     assert ran == []
+
+
+async def test_a_free_page_thread_goes_to_the_group_served_longest_ago_not_to_the_longest_line():
+    turns = pages.FairTurns(1)
+    served: list[str] = []
+
+    async def page(group: str) -> None:
+        await turns.enter(group)
+        served.append(group)
+        await asyncio.sleep(0)
+        turns.leave()
+
+    # A crowd's address has a line of pages when a visitor comes.
+    await turns.enter("crowd")
+    waiting = [asyncio.create_task(page("crowd")) for _ in range(3)]
+    await asyncio.sleep(0)
+    waiting.append(asyncio.create_task(page("visitor")))
+    await asyncio.sleep(0)
+    turns.leave()
+    await asyncio.gather(*waiting)
+    assert served == ["visitor", "crowd", "crowd", "crowd"]
+    assert turns.busy == 0
+
+
+async def test_a_request_gone_while_it_waited_for_a_page_thread_passes_its_turn_on():
+    turns = pages.FairTurns(1)
+    await turns.enter("a")
+    gone = asyncio.create_task(turns.enter("b"))
+    after = asyncio.create_task(turns.enter("c"))
+    await asyncio.sleep(0)
+    gone.cancel()
+    turns.leave()
+    await asyncio.wait_for(after, timeout=1)
+    assert gone.cancelled()
+    turns.leave()
+    assert turns.busy == 0
+    # Nobody waits: the next request has a thread at once.
+    await asyncio.wait_for(turns.enter("d"), timeout=1)
+
+
+async def test_a_visitor_served_a_page_just_now_still_goes_ahead_of_a_crowd_served_many():
+    turns = pages.FairTurns(1)
+    served: list[str] = []
+
+    async def page(group: str) -> None:
+        await turns.enter(group)
+        served.append(group)
+        await asyncio.sleep(0)
+        turns.leave()
+
+    for group in ("crowd", "crowd", "crowd", "crowd", "visitor"):
+        await page(group)
+    served.clear()
+    # The visitor's next page (its form's post) comes behind the crowd's.
+    await turns.enter("crowd")
+    waiting = [asyncio.create_task(page("crowd")) for _ in range(2)]
+    await asyncio.sleep(0)
+    waiting.append(asyncio.create_task(page("visitor")))
+    await asyncio.sleep(0)
+    turns.leave()
+    await asyncio.gather(*waiting)
+    assert served == ["visitor", "crowd", "crowd"]
