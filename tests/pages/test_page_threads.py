@@ -119,15 +119,21 @@ async def test_a_body_larger_than_any_page_takes_is_refused_unread(monkeypatch):
     assert ran == []
 
 
+async def one_page(turns: pages.FairTurns, served: list[str], group: str) -> None:
+    """A request of ``group`` that takes a page thread in turn, notes it was
+    served, yields once and gives the thread back."""
+    await turns.enter(group)
+    served.append(group)
+    await asyncio.sleep(0)
+    turns.leave()
+
+
 async def test_a_free_page_thread_goes_to_the_group_served_longest_ago_not_to_the_longest_line():
     turns = pages.FairTurns(1)
     served: list[str] = []
 
-    async def page(group: str) -> None:
-        await turns.enter(group)
-        served.append(group)
-        await asyncio.sleep(0)
-        turns.leave()
+    def page(group: str) -> Any:
+        return one_page(turns, served, group)
 
     # A crowd's address has a line of pages when a visitor comes.
     await turns.enter("crowd")
@@ -161,11 +167,8 @@ async def test_a_visitor_served_a_page_just_now_still_goes_ahead_of_a_crowd_serv
     turns = pages.FairTurns(1)
     served: list[str] = []
 
-    async def page(group: str) -> None:
-        await turns.enter(group)
-        served.append(group)
-        await asyncio.sleep(0)
-        turns.leave()
+    def page(group: str) -> Any:
+        return one_page(turns, served, group)
 
     for group in ("crowd", "crowd", "crowd", "crowd", "visitor"):
         await page(group)
