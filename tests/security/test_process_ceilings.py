@@ -57,6 +57,28 @@ def bots_alone() -> Game:
     )
 
 
+@pytest.fixture
+def still_clock(monkeypatch) -> HandClock:
+    """The process budgets' clock, standing still: nothing is earned back
+    mid-test unless the test moves it."""
+    clock = HandClock(time.time(), intervals_too=True)
+    monkeypatch.setattr(runtime, "clock", clock)
+    return clock
+
+
+async def watched(
+    connect: Any, *, players: tuple[str, ...] = ("ana",), spectators: int = 2
+) -> tuple[Game, list[Client], list[Client]]:
+    """A started game with sockets of ``players`` and of ``spectators``
+    watchers, each past its first table."""
+    game = await started()
+    seated = [await connect(game.token, guest) for guest in players]
+    watchers = [await connect(game.token, None) for _ in range(spectators)]
+    for client in (*seated, *watchers):
+        await client.table()
+    return game, seated, watchers
+
+
 async def told_busy(client: Client) -> dict[str, Any]:
     """The error a refused socket is sent, after checking the close that follows."""
     error = await client.error()
@@ -305,18 +327,11 @@ async def test_a_chat_is_held_exactly_as_long_as_its_shared_count_has_no_room_fo
 
 
 async def test_past_the_delivery_budget_spectators_miss_a_line_but_players_and_moves_do_not(
-    connect, settings, monkeypatch
+    connect, settings, still_clock
 ):
     # 20 a second, a tenth of a second's worth (2) at once.
     settings.YACHT_CHAT_DELIVERIES_PER_SECOND = 20
-    # The budget's clock stands still: no delivery is earned back mid-test.
-    monkeypatch.setattr(runtime, "clock", HandClock(time.time(), intervals_too=True))
-    game = await started()
-    ana = await connect(game.token, "ana")
-    bo = await connect(game.token, "bo")
-    watchers = [await connect(game.token, None) for _ in range(4)]
-    for client in (ana, bo, *watchers):
-        await client.table()
+    game, (ana, bo), watchers = await watched(connect, players=("ana", "bo"), spectators=4)
     skipped = runtime.counts["chat_deliveries_skipped"]
     await ana.send({"action": "chat", "text": "hello all"})
     for player in (ana, bo):
@@ -335,18 +350,11 @@ async def test_past_the_delivery_budget_spectators_miss_a_line_but_players_and_m
 
 
 async def test_past_the_spectators_budget_a_spectator_is_told_busy_unread_while_players_play_on(
-    connect, settings, monkeypatch
+    connect, settings, still_clock
 ):
     # 30 a second, a tenth of a second's worth (3) at once.
     settings.YACHT_SPECTATOR_MESSAGES_PER_SECOND = 30
-    # The budget's clock stands still: nothing is earned back mid-test.
-    clock = HandClock(time.time(), intervals_too=True)
-    monkeypatch.setattr(runtime, "clock", clock)
-    game = await started()
-    ana = await connect(game.token, "ana")
-    watchers = [await connect(game.token, None) for _ in range(2)]
-    for client in (ana, *watchers):
-        await client.table()
+    game, (ana,), watchers = await watched(connect)
     refused = runtime.counts["spectator_messages_refused"]
     # Three asks fit the process's budget, whichever spectator sends them.
     for watcher in (*watchers, watchers[0]):
@@ -364,24 +372,17 @@ async def test_past_the_spectators_budget_a_spectator_is_told_busy_unread_while_
     for client in (ana, *watchers):
         assert (await client.table())["version"] == game.version + 1
     # A tenth of a second later the budget has room again.
-    clock.wall += 0.1
+    still_clock.wall += 0.1
     await watchers[1].send({"action": "sync", "version": game.version + 1})
     assert (await watchers[1].receive())["type"] == "current"
 
 
 async def test_past_the_spectators_chat_budget_their_lines_are_refused_unread_and_players_talk_on(
-    connect, settings, monkeypatch
+    connect, settings, still_clock
 ):
     # Two a second, and a second's worth (2) at once.
     settings.YACHT_SPECTATOR_CHAT_LINES_PER_SECOND = 2
-    # The budget's clock stands still: nothing is earned back mid-test.
-    clock = HandClock(time.time(), intervals_too=True)
-    monkeypatch.setattr(runtime, "clock", clock)
-    game = await started()
-    ana = await connect(game.token, "ana")
-    watchers = [await connect(game.token, None) for _ in range(2)]
-    for client in (ana, *watchers):
-        await client.table()
+    game, (ana,), watchers = await watched(connect)
     # Two lines fit the process's budget, whichever spectator says them.
     for watcher, text in zip(watchers, ("one", "two"), strict=True):
         await watcher.send({"action": "chat", "text": text})
@@ -396,6 +397,6 @@ async def test_past_the_spectators_chat_budget_their_lines_are_refused_unread_an
     for client in (ana, *watchers):
         assert "mine" in (await chat_or_table(client))["html"]
     # Half a second later the budget has room again.
-    clock.wall += 0.5
+    still_clock.wall += 0.5
     await watchers[1].send({"action": "chat", "text": "four"})
     assert "four" in (await chat_or_table(ana))["html"]
