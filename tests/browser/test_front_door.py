@@ -152,6 +152,9 @@ def test_the_name_given_is_waiting_in_its_field_after_a_game(new_page):
     page.goto("/en/")
     expect(page.get_by_label("Your name")).to_have_value("")
     expect(page.get_by_label("Your name")).to_have_attribute("placeholder", "Player")
+    expect(page.get_by_label("Your name")).to_have_accessible_description(
+        "optional: blank plays as “Player”, or as an animal in Play now"
+    )
     token = setups.start_from_home(page, "beginner", name=None)
     assert Player.objects.get(game__token=token, order=0).name == "Player"
     page.goto("/en/")
