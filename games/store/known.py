@@ -98,6 +98,12 @@ class CommittedSeats:
     and the next move here reads it all. Everything is handed out as
     copies: a move that changes its game or a seat and then rolls back (or
     finds the game moved on) must not leave its change here.
+
+    Only games in play are held: a game that ends makes no more moves, so
+    its version is dropped as it is committed. Held till the cache's bound
+    instead, every game a process saw end stayed (about 8 KB each), and
+    daphne's RSS grew about 0.35 MB a minute for the first hours of a soak
+    (``bench.soak``: 4,096 games at about 60 a minute).
     """
 
     def __init__(self, size: int = 4096) -> None:
@@ -106,7 +112,12 @@ class CommittedSeats:
         self._known: OrderedDict[str, tuple[Game, list[Player], Cards]] = OrderedDict()
 
     def remember(self, game: Game, players: Sequence[Player], cards: Cards) -> None:
-        """``game``'s row as it is now, committed or locked, with its seats and cards."""
+        """``game``'s row as it is now, committed or locked, with its seats
+        and cards; a game out of play is forgotten instead."""
+        if game.status != Game.Status.PLAYING:
+            with self._lock:
+                self._known.pop(game.token, None)
+            return
         kept = (copy_row(game), [copy_row(p) for p in players], cards)
         with self._lock:
             known = self._known.get(game.token)

@@ -113,3 +113,17 @@ def test_remembered_seats_are_handed_out_as_copies_of_their_own():
     assert again[1][0].bot == players[0].bot == ""
     assert again[1][0]._state.fields_cache["game"] is cached
     assert again[1][0]._state.db == players[0]._state.db and not again[1][0]._state.adding
+
+
+def test_a_game_that_ends_is_forgotten_as_its_last_move_is_committed(
+    django_capture_on_commit_callbacks,
+):
+    game = factories.started_game()
+    with django_capture_on_commit_callbacks(execute=True):
+        game = services.game_act(
+            token=game.token, guest_id="ana", version=game.version, action=Roll()
+        )
+    assert committed_seats().get(game.token, game.version) is not None
+    game = factories.played_out(game)
+    assert game.status == Game.Status.FINISHED
+    assert committed_seats().get(game.token, game.version) is None
