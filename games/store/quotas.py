@@ -57,18 +57,38 @@ log = logging.getLogger(__name__)
 
 
 class _LocalWindows:
-    """Window counters in this process."""
+    """Window counters in this process, each kept while a count may still
+    read it: through its own window and the next, where it is the previous
+    one. Cleared whole only past ``MOST`` live keys (counts lost, never
+    inflated). Kept till 100,000 keys of any age instead, past windows'
+    keys took up to 14 MB, and each time they reached it everyone's counts
+    were lost."""
+
+    MOST = 100_000
+    # How often the keys of past windows are swept out, in seconds.
+    SWEEP_EVERY = 60.0
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
+        self.ends: dict[str, float] = {}
+        self.next_sweep = float("-inf")
 
-    def incr(self, key: str, previous: str) -> tuple[int, int]:
-        if len(self.counts) > 100_000:
-            # Keys of past windows pile up; start afresh before they grow
-            # without bound (a window's counts are lost, never inflated).
-            self.counts.clear()
+    def incr(self, key: str, previous: str, window: int) -> tuple[int, int]:
+        now = runtime.clock.time()
+        if now >= self.next_sweep or len(self.counts) > self.MOST:
+            self._sweep(now)
+        if key not in self.counts:
+            self.ends[key] = now + 2 * window
         self.counts[key] = self.counts.get(key, 0) + 1
         return self.counts[key], self.counts.get(previous, 0)
+
+    def _sweep(self, now: float) -> None:
+        self.next_sweep = now + self.SWEEP_EVERY
+        for key in [key for key, end in self.ends.items() if end <= now]:
+            del self.counts[key], self.ends[key]
+        if len(self.counts) > self.MOST:
+            self.counts.clear()
+            self.ends.clear()
 
 
 class _Scripts:
@@ -139,14 +159,14 @@ async def _ahits(counted: list[tuple[str, str]], window: int) -> list[float]:
     """Count one hit on each (name, who), in one Redis command."""
     windows = [_windows(name, who, window) for name, who in counted]
     if not settings.REDIS_URL:
-        return _local_estimates(windows)
+        return _local_estimates(windows, window)
     try:
         replies = await _async_script()(
             keys=_script_keys(windows), args=_script_args(window, [1] * len(windows))
         )
     except (RedisError, OSError):
         _complain()
-        return _local_estimates(windows)
+        return _local_estimates(windows, window)
     return _estimates(replies, windows)
 
 
@@ -174,14 +194,14 @@ def _counts(counted: list[tuple[str, str]], window: int) -> list[tuple[int, int,
     this window and in the previous one, and how far into this one we are."""
     windows = [_windows(name, who, window) for name, who in counted]
     if not settings.REDIS_URL:
-        return _local_counts(windows)
+        return _local_counts(windows, window)
     try:
         replies = _sync_script(_COUNT_SCRIPT)(
             keys=_script_keys(windows), args=_script_args(window, [1] * len(windows))
         )
     except (RedisError, OSError):
         _complain()
-        return _local_counts(windows)
+        return _local_counts(windows, window)
     return [
         (int(replies[2 * n]), int(replies[2 * n + 1]), into)
         for n, (_, _, into) in enumerate(windows)
@@ -219,13 +239,15 @@ def _estimates(replies: list[int], windows: list[tuple[str, str, float]]) -> lis
     ]
 
 
-def _local_estimates(windows: list[tuple[str, str, float]]) -> list[float]:
-    return [_estimate(*counts) for counts in _local_counts(windows)]
+def _local_estimates(windows: list[tuple[str, str, float]], window: int) -> list[float]:
+    return [_estimate(*counts) for counts in _local_counts(windows, window)]
 
 
-def _local_counts(windows: list[tuple[str, str, float]]) -> list[tuple[int, int, float]]:
+def _local_counts(
+    windows: list[tuple[str, str, float]], window: int
+) -> list[tuple[int, int, float]]:
     local = runtime.part(_LocalWindows)
-    return [(*local.incr(key, previous), into) for key, previous, into in windows]
+    return [(*local.incr(key, previous, window), into) for key, previous, into in windows]
 
 
 MESSAGE_WINDOW = 10
@@ -338,7 +360,7 @@ async def message_allowed(*, address: str, guest: str) -> bool:
         ]
         await messages.flush_if_due()
     else:
-        counts = _local_estimates(windows)
+        counts = _local_estimates(windows, MESSAGE_WINDOW)
     caps = {
         "msg-guest": settings.YACHT_MESSAGES_PER_SESSION,
         "msg-addr": settings.YACHT_MESSAGES_PER_ADDRESS,

@@ -228,6 +228,32 @@ async def test_a_count_slides_over_the_window_before_whether_in_redis_or_here(mo
         client.close()
 
 
+async def test_counts_kept_here_forget_past_windows_and_keep_what_may_still_be_read(
+    monkeypatch, settings
+):
+    # This process's counts (no Redis, or Redis away) keep a key through its
+    # window and the next, where it is the previous window.
+    settings.REDIS_URL = ""
+    now = HandClock(1005.0)
+    monkeypatch.setattr(runtime, "clock", now)
+    local = runtime.part(quotas._LocalWindows)
+    assert await quotas._ahits([("msg-guest", "g1")], 10) == [1]
+    assert await quotas._ahits([("conn", "10.9.0.1")], 3600) == [1]
+    now.wall = 1012.0
+    assert await quotas._ahits([("msg-guest", "g1")], 10) == [pytest.approx(1 + 0.8)]
+    # A minute on, the ten seconds' keys are gone and the hour's still counts.
+    now.wall = 1065.0
+    assert await quotas._ahits([("msg-guest", "g2")], 10) == [1]
+    assert sorted(local.counts) == ["yacht:limit:conn:10.9.0.1:0", "yacht:limit:msg-guest:g2:106"]
+    assert await quotas._ahits([("conn", "10.9.0.1")], 3600) == [2]
+    # Past its most live keys, the process starts afresh.
+    monkeypatch.setattr(local, "MOST", 4)
+    assert await quotas._ahits([("msg-guest", f"h{n}") for n in range(3)], 10) == [1, 1, 1]
+    assert len(local.counts) == 5
+    assert await quotas._ahits([("msg-guest", "h9")], 10) == [1]
+    assert list(local.counts) == ["yacht:limit:msg-guest:h9:106"]
+
+
 async def test_a_push_is_rendered_once_per_distinct_view_however_many_watch(sockets, monkeypatch):
     game = await started()
     for n in range(20):
