@@ -196,7 +196,10 @@ class Table:
         # Its state is asked for again on each roll of a turn (a bot's, the
         # advisor's) and by the review as the game ends: the last 512 states
         # are kept. 4,096 made the cache up to 45 MB a rule set, filled over
-        # hours of play: daphne's RSS grew all through a soak.
+        # hours of play: daphne's RSS grew all through a soak. Reviewing 400
+        # random two-seat games in a row, 512 missed 5,563 times against
+        # 2,955 in Yacht (about 2.5 ms more a game) and 8,563 against 7,355
+        # in Classic 13.
         self.turn = lru_cache(maxsize=512)(self._turn)
 
     def value(self, filled: int, upper: int, yacht50: bool) -> float:
