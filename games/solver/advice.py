@@ -28,6 +28,23 @@ def _checked(dice: Sequence[int]) -> tuple[int, ...]:
     return values
 
 
+def keep_values(
+    table: Table, card: Scorecard, dice: Sequence[int], rolls_used: int
+) -> dict[tuple[int, ...], float]:
+    """Every distinct hold for the next roll, by the dice it keeps (sorted
+    values), with its expected final score."""
+    values = _checked(dice)
+    if not 1 <= rolls_used < MAX_ROLLS:
+        raise ValueError(f"no reroll can be held for after {rolls_used} rolls")
+    turn = table.turn(table.state_of(card))
+    levels = turn.before_second if rolls_used == 1 else turn.before_third
+    base = banked(table.ruleset, card)
+    return {
+        keep: base + float(levels[len(keep)][LEVELS[len(keep)].index[keep]])
+        for keep in sub_keeps(tuple(sorted(values)))
+    }
+
+
 def evaluate_keeps(
     table: Table, card: Scorecard, dice: Sequence[int], rolls_used: int
 ) -> list[tuple[frozenset[int], float]]:
@@ -37,17 +54,9 @@ def evaluate_keeps(
     from these dice with one roll fewer left).
     """
     values = _checked(dice)
-    if not 1 <= rolls_used < MAX_ROLLS:
-        raise ValueError(f"no reroll can be held for after {rolls_used} rolls")
-    turn = table.turn(table.state_of(card))
-    levels = turn.before_second if rolls_used == 1 else turn.before_third
-    base = banked(table.ruleset, card)
     options = [
-        (
-            hold_positions(values, keep),
-            base + float(levels[len(keep)][LEVELS[len(keep)].index[keep]]),
-        )
-        for keep in sub_keeps(tuple(sorted(values)))
+        (hold_positions(values, keep), value)
+        for keep, value in keep_values(table, card, values, rolls_used).items()
     ]
     options.sort(key=lambda option: (-option[1], -len(option[0])))
     return options

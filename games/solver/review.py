@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from games.rules import MAX_ROLLS, GameState, Roll, Score, ScriptedDice, apply, new_game
 
-from .advice import evaluate_boxes, evaluate_keeps
+from .advice import evaluate_boxes, keep_values
 from .table import Table
 
 # Differences below this are rounding, not a mistake.
@@ -54,10 +54,7 @@ def _options(
 ) -> tuple[dict[tuple[int, ...], float], dict[str, float]]:
     """Every hold (by the dice values kept) and every allowed box, with its value."""
     card = state.cards[state.current]
-    holds: dict[tuple[int, ...], float] = {}
-    if state.rolls < MAX_ROLLS:
-        for positions, value in evaluate_keeps(table, card, state.dice, state.rolls):
-            holds[tuple(sorted(state.dice[i] for i in positions))] = value
+    holds = keep_values(table, card, state.dice, state.rolls) if state.rolls < MAX_ROLLS else {}
     return holds, evaluate_boxes(table, card, state.dice)
 
 
