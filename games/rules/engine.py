@@ -50,7 +50,7 @@ class Totals:
 
 
 def totals(ruleset: RuleSet, card: Scorecard) -> Totals:
-    upper = sum(card.boxes.get(c.key, 0) for c in ruleset.categories if c.is_upper)
+    upper = sum(card.boxes.get(key, 0) for key in ruleset.upper_keys)
     threshold = ruleset.upper_bonus_threshold
     upper_bonus = ruleset.upper_bonus if threshold is not None and upper >= threshold else 0
     total = sum(card.boxes.values()) + upper_bonus + card.extra_bonus

@@ -8,7 +8,7 @@ rule set it is playing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import scoring as s
 
@@ -37,9 +37,12 @@ class RuleSet:
     upper_bonus: int = 0
     extra_yacht_bonus: int = 0
     forced_joker: bool = False
+    upper_keys: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_key", {c.key: c for c in self.categories})
+        # Kept, not worked out again: a card's totals read them every time.
+        object.__setattr__(self, "upper_keys", tuple(c.key for c in self.categories if c.is_upper))
 
     @property
     def category_keys(self) -> tuple[str, ...]:
