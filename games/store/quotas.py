@@ -72,15 +72,18 @@ class _LocalWindows:
         self.counts: dict[str, int] = {}
         self.ends: dict[str, float] = {}
         self.next_sweep = float("-inf")
+        # Page threads count beside the loop, and a sweep walks the keys.
+        self._lock = threading.Lock()
 
     def incr(self, key: str, previous: str, window: int) -> tuple[int, int]:
         now = runtime.clock.time()
-        if now >= self.next_sweep or len(self.counts) > self.MOST:
-            self._sweep(now)
-        if key not in self.counts:
-            self.ends[key] = now + 2 * window
-        self.counts[key] = self.counts.get(key, 0) + 1
-        return self.counts[key], self.counts.get(previous, 0)
+        with self._lock:
+            if now >= self.next_sweep or len(self.counts) > self.MOST:
+                self._sweep(now)
+            if key not in self.counts:
+                self.ends[key] = now + 2 * window
+            self.counts[key] = self.counts.get(key, 0) + 1
+            return self.counts[key], self.counts.get(previous, 0)
 
     def _sweep(self, now: float) -> None:
         self.next_sweep = now + self.SWEEP_EVERY
