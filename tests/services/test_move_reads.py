@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from django.db import connection, transaction
 from django.db.models import F
+from django.test import TestCase
 
 from games.models import Game, Player
 from games.play import services
@@ -46,15 +47,22 @@ def test_the_lock_statement_locks_the_row_where_the_database_can():
     assert ("FOR UPDATE" in sql) == connection.features.has_select_for_update
 
 
-def test_a_version_committed_elsewhere_is_read_again_not_taken_from_memory(
-    django_capture_on_commit_callbacks,
-):
+def rolled_and_remembered() -> Game:
+    """A started game whose first roll was committed as a server commits it
+    (the push's follow-ups run), so this process remembers its version."""
     game = factories.started_game()
-    with django_capture_on_commit_callbacks(execute=True):
+    with TestCase.captureOnCommitCallbacks(execute=True):
         game = services.game_act(
             token=game.token, guest_id="ana", version=game.version, action=Roll()
         )
     assert committed_seats().get(game.token, game.version) is not None
+    return game
+
+
+def test_a_version_committed_elsewhere_is_read_again_not_taken_from_memory(
+    django_capture_on_commit_callbacks,
+):
+    game = rolled_and_remembered()
     # Another process renames the second seat and commits its own version.
     Player.objects.filter(game=game, order=1).update(name="Zed")
     Game.objects.filter(pk=game.pk).update(version=F("version") + 1)
@@ -115,15 +123,7 @@ def test_remembered_seats_are_handed_out_as_copies_of_their_own():
     assert again[1][0]._state.db == players[0]._state.db and not again[1][0]._state.adding
 
 
-def test_a_game_that_ends_is_forgotten_as_its_last_move_is_committed(
-    django_capture_on_commit_callbacks,
-):
-    game = factories.started_game()
-    with django_capture_on_commit_callbacks(execute=True):
-        game = services.game_act(
-            token=game.token, guest_id="ana", version=game.version, action=Roll()
-        )
-    assert committed_seats().get(game.token, game.version) is not None
-    game = factories.played_out(game)
+def test_a_game_that_ends_is_forgotten_as_its_last_move_is_committed():
+    game = factories.played_out(rolled_and_remembered())
     assert game.status == Game.Status.FINISHED
     assert committed_seats().get(game.token, game.version) is None
