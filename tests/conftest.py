@@ -117,7 +117,12 @@ def fresh_limits() -> Iterator[None]:
             quotas._LocalWindows,
             quotas._LocalCreations,
             quotas.SharedMessageCounts,
+            # The process's budgets per second: one left with a clock's stamp
+            # from a test's hand clock (set at the epoch's seconds, far past the
+            # real monotonic clock's) would earn nothing back for days after.
             limits.SpectatorMessages,
+            limits.SpectatorChat,
+            limits.ChatDeliveries,
         ):
             runtime.drop(counts)
         limits.sockets().open.clear()
