@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.core.cache import cache
 from django.test import Client
 
 from games.edge.guests import GUEST_KEY
@@ -134,6 +135,37 @@ def test_a_setting_refused_opens_more_options_to_show_why(client):
     refused = home_post(client, seats="1", duplicate="on").content.decode()
     assert '<details class="more-options" open>' in refused
     assert "A duplicate game needs 2 to 6 seats." in refused
+
+
+def without_csrf(html: str) -> str:
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", html)
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "it", "ca"])
+def test_a_visitor_s_options_come_from_the_process_s_copy_just_as_rendered(client, lang):
+    cache.clear()
+    rendered = without_csrf(client.get(f"/{lang}/").content.decode())
+    cache.clear()
+    for other in {"en", "es", "it", "ca"} - {lang}:
+        client.get(f"/{other}/")  # the other languages' copies stored first
+    client.get(f"/{lang}/")
+    kept = without_csrf(client.get(f"/{lang}/").content.decode())
+    assert kept == rendered
+    # Each language has its own copy: the rules link inside the options is
+    # the reader's language's.
+    assert f'<a href="/{lang}/rules/">' in kept
+
+
+def test_a_form_sent_back_shows_its_own_choices_not_the_visitor_s_copy(client):
+    client.get("/en/")  # the visitor's copy, stored
+    refused = home_post(client, seats="4", ruleset="yatzy", watch="on").content.decode()
+    assert '<option value="4" selected>' in refused
+    assert re.search(r'<input type="radio" name="ruleset" value="yatzy" checked>', refused)
+    assert '<input type="checkbox" name="watch"' in refused
+    assert re.search(r'<input type="checkbox" name="watch"[^>]* checked', refused)
+    fresh = client.get("/en/").content.decode()
+    assert '<option value="4" selected>' not in fresh
+    assert re.search(r'<input type="radio" name="ruleset" value="yacht" checked>', fresh)
 
 
 def test_the_daily_choice_leads_back_to_today_s_game_once_entered(client):
