@@ -168,6 +168,14 @@ def test_a_form_sent_back_shows_its_own_choices_not_the_visitor_s_copy(client):
     assert re.search(r'<input type="radio" name="ruleset" value="yacht" checked>', fresh)
 
 
+def test_a_guest_s_own_door_is_never_the_visitor_s_copy(client):
+    Client().get("/en/")  # a fresh visitor's copy, stored
+    token_of(client.post("/en/daily/", {"name": "Dora"}))
+    html = client.get("/en/").content.decode()
+    assert "Your game of today's challenge is waiting for you." in html
+    assert "Play today's challenge" not in html
+
+
 def test_the_daily_choice_leads_back_to_today_s_game_once_entered(client):
     token = token_of(client.post("/en/daily/", {"name": "Dora"}))
     home = client.get("/en/").content.decode()
