@@ -273,6 +273,18 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = STATIC_ROOT is None
 
+# Django's default cache, and the home page's fragments (what a fresh
+# visitor sees is rendered once a process per language) in a cache of the
+# process's own: kept forever, they must never outlive the code and
+# catalogs that made them, as a cache shared between deploys would.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "template_fragments": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "template-fragments",
+    },
+}
+
 SESSION_ENGINE = "yachtsite.sessions"
 # A guest's session (their seats) lasts this long after they last took a
 # seat; `manage.py clean_stale` deletes expired ones.
