@@ -276,11 +276,17 @@ WHITENOISE_USE_FINDERS = STATIC_ROOT is None
 # Django's default cache, and the home page's fragments (what a fresh
 # visitor sees is rendered once a process per language) in a cache of the
 # process's own: kept forever, they must never outlive the code and
-# catalogs that made them, as a cache shared between deploys would.
+# catalogs that made them, as a cache shared between deploys would. In
+# development none are kept: the server reloads an edited template without
+# restarting, and a kept fragment would hide the edit.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     "template_fragments": {
-        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "BACKEND": (
+            "django.core.cache.backends.dummy.DummyCache"
+            if DEBUG
+            else "django.core.cache.backends.locmem.LocMemCache"
+        ),
         "LOCATION": "template-fragments",
     },
 }
