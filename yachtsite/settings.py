@@ -172,14 +172,17 @@ YACHT_DB_THREADS = env.int(
 
 # Threads serving pages (yachtsite/pages.py): a page runs whole on one, so
 # this many pages are worked on at once; more wait their turn on the loop.
-# Two, not ten: each page thread rendering takes the interpreter's lock from
-# the event loop, and with ten, fifty addresses fetching pages within their
-# shares made other games' pushes 7.8 times slower (p50 9 -> 55 ms); with two,
-# 1.9 times (bench.abuse --attack creation --proxy). Pages alone were faster
-# too with two: home 101 -> 149 a second, p99 178 -> 78 ms (bench.pages, ten
-# clients, PostgreSQL). A page waiting on the database holds its thread, so
-# raise it where the database is far away.
-YACHT_PAGE_THREADS = env.int("YACHT_PAGE_THREADS", default=2)
+# One: each page thread rendering takes the interpreter's lock from the event
+# loop. With ten, fifty addresses fetching pages within their shares made
+# other games' pushes 7.8 times slower (p50 9 -> 55 ms); with two, 1.9 times
+# (bench.abuse --attack creation --proxy). With the home page's forms cached,
+# two still gave 1.50-2.07x (p50 9 -> 19-25 ms, four runs) and one 1.35x and
+# 1.44x (p50 9 -> 13-14 ms), a fresh visitor's game in 0.08-0.10 s. Pages
+# alone, on a database on the same host, went as fast with one as with two
+# (bench.pages: home 93 and 135 a second, each 0.07 of the floor's rate in
+# its run). A page waiting on the database holds its thread, so raise it
+# where the database is far away.
+YACHT_PAGE_THREADS = env.int("YACHT_PAGE_THREADS", default=1)
 
 # A player's move on the row this process remembers is settled on the
 # sockets' loop, not handed to a game's thread and back, which cost more
