@@ -161,7 +161,6 @@ def test_a_form_sent_back_shows_its_own_choices_not_the_visitor_s_copy(client):
     refused = home_post(client, seats="4", ruleset="yatzy", watch="on").content.decode()
     assert '<option value="4" selected>' in refused
     assert re.search(r'<input type="radio" name="ruleset" value="yatzy" checked>', refused)
-    assert '<input type="checkbox" name="watch"' in refused
     assert re.search(r'<input type="checkbox" name="watch"[^>]* checked', refused)
     fresh = client.get("/en/").content.decode()
     assert '<option value="4" selected>' not in fresh
