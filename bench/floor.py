@@ -16,7 +16,7 @@ from typing import Any
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from games.live.consumers import WithoutConnectionUpkeep
+from games.live.socketloop import InTurnConsumer
 from games.rules import get_ruleset
 
 CATEGORIES = list(get_ruleset("yacht").category_keys)
@@ -55,11 +55,12 @@ def floor_message(version: int, size: int) -> str:
     return json.dumps(message)
 
 
-# Dispatched as the product's socket is: without channels' hop to a thread
-# before each message and push (database upkeep, not transport). With that
-# hop the floor spent about a fifth of its CPU on it, and every ratio to it
-# looked better than it was.
-class FloorConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
+# Served as the product's socket is (games/live/socketloop.py): one task per
+# source for the socket's life, and without channels' hop to a thread before
+# each message and push (database upkeep, not transport). With that hop the
+# floor spent about a fifth of its CPU on it, and every ratio to it looked
+# better than it was.
+class FloorConsumer(InTurnConsumer, AsyncWebsocketConsumer):
     size = int(os.environ.get("FLOOR_MESSAGE_CHARS", "4000"))
 
     async def connect(self) -> None:

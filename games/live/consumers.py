@@ -15,7 +15,6 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from autobahn.exception import Disconnected
-from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
@@ -28,6 +27,7 @@ from games.live import presence as presences
 from games.live.broadcast import group_name
 from games.live.presence import presence
 from games.live.process import open_sockets
+from games.live.socketloop import InTurnConsumer
 from games.play import services, turnclock
 from games.play.actions import BadMessage, Declaration, parse
 from games.present import viewcache
@@ -130,26 +130,7 @@ def sync_reads() -> SyncReads:
     return runtime.part(SyncReads)
 
 
-class WithoutConnectionUpkeep:
-    """Hands each message to its handler as channels does, but without
-    channels' ``close_old_connections()`` first. That call is a hop to the
-    one thread asgiref keeps for synchronous code, made before every message
-    and every push of every socket: each waited out whatever else ran there,
-    and cost about a twentieth of the process's time in a move. The game's
-    socket touches the database on the event loop only to settle a move on
-    the remembered row (``games.live.loopmoves``), and ``dbthreads.run`` looks
-    after the connections of its own threads. The benchmark's floor
-    (bench/floor.py) dispatches the same way, so that it carries no cost the
-    product does not."""
-
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
-
-
-class GameConsumer(WithoutConnectionUpkeep, AsyncWebsocketConsumer):
+class GameConsumer(InTurnConsumer, AsyncWebsocketConsumer):
     token: str
     group: str
     guest: str
