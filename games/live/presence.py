@@ -32,7 +32,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import redis.asyncio
 from channels.layers import get_channel_layer
 from django.conf import settings
 from redis.exceptions import RedisError
@@ -40,6 +39,7 @@ from redis.exceptions import RedisError
 from games.live import limits
 from games.live.broadcast import group_name
 from games.runtime import runtime
+from games.store import quotas
 
 log = logging.getLogger(__name__)
 
@@ -140,11 +140,7 @@ class Presence:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            options: dict[str, Any] = {"socket_timeout": 1, "socket_connect_timeout": 1}
-            options.update(settings.REDIS_CLIENT_OPTIONS)
-            client = self._clients[loop] = redis.asyncio.Redis.from_url(
-                settings.REDIS_URL, **options
-            )
+            client = self._clients[loop] = quotas.short_calls_client()
         return client
 
     def _complain(self) -> None:

@@ -149,12 +149,32 @@ def _client_options() -> dict[str, Any]:
     return {"socket_timeout": 1, "socket_connect_timeout": 1, **settings.REDIS_CLIENT_OPTIONS}
 
 
+def short_calls_client() -> redis.asyncio.Redis:
+    """A client for the event loop's short Redis calls (these counters, who
+    is at a table), whose calls wait their turn for one of
+    ``YACHT_REDIS_SHORT_CALL_CONNECTIONS`` connections, a second at most.
+
+    redis-py's pool opens a connection per call in flight and raises past
+    100 of them: 1,500 sockets opening at once (a crowd, or every page of a
+    restarted process coming back) each counted its connect, the pool ran
+    dry, and every limit counted in this process only for the burst. One
+    Redis serves its calls one at a time, so more connections only cost
+    their setup; a call that finds none free within the second is counted
+    around, as with a Redis that does not answer."""
+    pool = redis.asyncio.BlockingConnectionPool.from_url(
+        settings.REDIS_URL,
+        max_connections=settings.YACHT_REDIS_SHORT_CALL_CONNECTIONS,
+        timeout=1,
+        **_client_options(),
+    )
+    return redis.asyncio.Redis(connection_pool=pool)
+
+
 def _async_script() -> AsyncScript:
     scripts = runtime.part(_Scripts).by_loop.setdefault(asyncio.get_running_loop(), {})
     script = scripts.get(settings.REDIS_URL)
     if script is None:
-        client = redis.asyncio.Redis.from_url(settings.REDIS_URL, **_client_options())
-        script = scripts[settings.REDIS_URL] = client.register_script(_COUNT_SCRIPT)
+        script = scripts[settings.REDIS_URL] = short_calls_client().register_script(_COUNT_SCRIPT)
     return script
 
 

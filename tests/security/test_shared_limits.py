@@ -339,6 +339,27 @@ async def test_another_process_counts_arrive_with_the_next_flush(still_window, m
     assert there.hit(key, before) == (19, 0)
 
 
+@needs_redis
+async def test_a_burst_of_connects_is_counted_in_redis_however_many_come_at_once(
+    settings, still_window
+):
+    # A crowd's sockets, or every page of a restarted process, all counting
+    # their connect at once: more calls in flight than redis-py's pool of
+    # 100 connections lets through, and than this pool keeps.
+    settings.YACHT_REDIS_SHORT_CALL_CONNECTIONS = 8
+    burst = 300
+    answers = await asyncio.gather(
+        *(quotas.connect_allowed(address="198.51.100.7") for _ in range(burst))
+    )
+    assert answers.count(True) == settings.YACHT_CONNECTS_PER_ADDRESS
+    # Every one of them counted in Redis, where the other processes see it,
+    # none around it in this process alone.
+    client = redis.Redis.from_url(django_settings.REDIS_URL)
+    key = f"yacht:limit:connect-addr:198.51.100.7:{int(1e9 // quotas.MESSAGE_WINDOW)}"
+    assert client.get(key) == str(burst).encode()
+    client.close()
+
+
 @pytest.mark.parametrize("failure", [redis.exceptions.ConnectionError, asyncio.CancelledError])
 async def test_a_flush_that_fails_or_is_cancelled_keeps_its_hits_counted(monkeypatch, failure):
     # Redis gone, or the handler cancelled as its socket closed mid-flush.
