@@ -68,12 +68,17 @@ import logging
 import time
 from typing import Any
 
+import redis.asyncio
 from channels_redis.core import RedisChannelLayer
 from redis.commands.core import AsyncScript
 
 from games.runtime import runtime
 
 log = logging.getLogger(__name__)
+
+# How long a command waits for one of the pool's connections to be free
+# before it fails as a Redis that does not answer would.
+POOL_WAIT_SECONDS = 5.0
 
 
 # Adds one message to each queue in KEYS (ARGV: the messages, then each
@@ -118,6 +123,23 @@ class OwnReaderRedisChannelLayer(RedisChannelLayer):
         self._readers: dict[str, asyncio.Task[None]] = {}
         # What every channel made here has in its name (see new_channel).
         self._own_mark = f".{self.client_prefix}!"
+
+    def create_pool(self, index: int) -> redis.asyncio.ConnectionPool:
+        """A pool whose commands wait for a free connection, where the stock
+        one raises ``MaxConnectionsError`` once all are in use. 2,600
+        sockets closing together (the end of a bench window; pages
+        reconnecting together after a restart) each leave or join their
+        game's group and push its presence at once, and past the pool's
+        1,000 connections the rest failed: a socket joining was closed with
+        "try again", one leaving stayed in its group (sent each push of its
+        game till the group's expiry) and a presence push was lost."""
+        host = dict(self.hosts[index])
+        address = host.pop("address", None)
+        if address is None:
+            return super().create_pool(index)
+        return redis.asyncio.BlockingConnectionPool.from_url(
+            address, timeout=POOL_WAIT_SECONDS, **host
+        )
 
     async def new_channel(self, prefix: str = "specific") -> str:
         channel: str = await super().new_channel(prefix)

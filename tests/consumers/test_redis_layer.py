@@ -193,3 +193,21 @@ async def test_new_connections_do_not_introduce_themselves(monkeypatch):
     assert await quotas.connect_allowed(address="203.0.113.9")
     # Made here, so the check above had connections to catch.
     assert await connections_received() - before >= 20
+
+
+async def test_a_burst_past_the_pools_size_waits_for_connections_instead_of_failing():
+    # Every socket of a process leaving (or rejoining) its group at once:
+    # more commands in flight than the pool has connections.
+    made = OwnReaderRedisChannelLayer(
+        hosts=[{"address": settings.REDIS_URL, "socket_timeout": 30, "max_connections": 4}],
+        prefix=PREFIX,
+    )
+    try:
+        members = [f"gone.{n}" for n in range(200)]
+        await asyncio.gather(*(made.group_add("crowd", member) for member in members))
+        async with Redis.from_url(settings.REDIS_URL, **settings.REDIS_CLIENT_OPTIONS) as client:
+            assert await client.zcard(made._group_key("crowd")) == 200
+            await asyncio.gather(*(made.group_discard("crowd", member) for member in members))
+            assert await client.zcard(made._group_key("crowd")) == 0
+    finally:
+        await made.flush()

@@ -100,3 +100,11 @@ async def test_the_mapping_of_channels_to_queues_has_the_shape_the_layer_unpacks
     assert capacities == {key: 7}
     message = ours.deserialize(messages[key])
     assert message == {"type": "game.snapshot", "version": 5, "__asgi_channel__": [first, second]}
+
+
+async def test_the_pool_is_made_by_the_method_the_layer_calls_with_its_hosts(ours):
+    # The layer makes its pools through ``create_pool(index)`` from
+    # ``hosts``, each with an ``address``: where ours hands it a pool that waits.
+    assert ours.hosts[0]["address"] == settings.REDIS_URL
+    connection = ours.connection(0)
+    assert type(connection.connection_pool).__name__ == "BlockingConnectionPool"
