@@ -44,25 +44,34 @@ async def dispatch_in_turn(sources: Sequence[Source], dispatch: Dispatch) -> Non
     channels' loop; no message is dispatched after one has raised."""
     turn = asyncio.Lock()
     ended = False
+    # What ended the loop, raised by this function rather than re-raised
+    # from its pump's task: a task keeps its exception, the exception's
+    # traceback keeps this frame and this frame keeps the tasks, a cycle
+    # that held every refused socket (its consumer, session and queues,
+    # 70 objects) until the collector's next full pass.
+    failure: BaseException | None = None
 
     async def pump(source: Source) -> None:
-        nonlocal ended
-        while not ended:
-            message = await source()
-            async with turn:
-                if ended:
-                    return
-                try:
+        nonlocal ended, failure
+        try:
+            while not ended:
+                message = await source()
+                async with turn:
+                    if ended:
+                        return
                     await dispatch(message)
-                except BaseException:
-                    ended = True
-                    raise
+        except Exception as raised:
+            ended = True
+            if failure is None:
+                failure = raised
 
     pumps = [asyncio.ensure_future(pump(source)) for source in sources]
     try:
         await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
         for each in pumps:
             if each.done():
+                # A pump cancelled from elsewhere, or ended by what is not
+                # an ``Exception`` (KeyboardInterrupt): raised as it came.
                 each.result()
     finally:
         # Said before the pumps are cancelled, and looked at by each before
@@ -77,6 +86,11 @@ async def dispatch_in_turn(sources: Sequence[Source], dispatch: Dispatch) -> Non
         for each in pumps:
             with contextlib.suppress(asyncio.CancelledError):
                 await each
+    if failure is not None:
+        try:
+            raise failure
+        finally:
+            failure = None
 
 
 class InTurnConsumer:

@@ -5,6 +5,9 @@ source for the socket's life."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
+import weakref
 from typing import Any
 
 import pytest
@@ -174,3 +177,33 @@ async def test_the_game_socket_keeps_its_two_tasks_through_moves_and_pushes(conn
     await bo.send({"action": "sync"})
     assert (await bo.table())["version"] == 4
     assert pumps() == serving
+
+
+class Handler:
+    """A socket's handler, holding what a consumer holds (its session, its
+    queues), as its bound ``dispatch`` does."""
+
+    def __init__(self) -> None:
+        self.held = {"session": object()}
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        raise StopConsumer
+
+
+async def test_a_loop_ended_by_its_handler_leaves_no_cycle_for_the_collector():
+    # A refused socket ends by its handler raising StopConsumer. Re-raised
+    # from the pump's task, that exception and the loop's frame held each
+    # other, and with them the whole socket, till a full collector pass.
+    client, layer = Source(), Source()
+    handler = Handler()
+    alive = weakref.ref(handler)
+    client.queue.put_nowait({"type": "websocket.disconnect"})
+    gc.disable()
+    try:
+        with contextlib.suppress(StopConsumer):
+            await dispatch_in_turn([client, layer], handler.dispatch)
+        del handler
+        # Freed as the last reference went, without the collector.
+        assert alive() is None
+    finally:
+        gc.enable()
