@@ -59,9 +59,15 @@ async def dispatch_in_turn(sources: Sequence[Source], dispatch: Dispatch) -> Non
                 async with turn:
                     if ended:
                         return
-                    await dispatch(message)
+                    try:
+                        await dispatch(message)
+                    except BaseException:
+                        # Said while the turn is still held: the other
+                        # source's message, waiting for it, is not dispatched.
+                        ended = True
+                        raise
         except Exception as raised:
-            ended = True
+            ended = True  # a source failed
             if failure is None:
                 failure = raised
 
