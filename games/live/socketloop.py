@@ -37,41 +37,58 @@ Source = Callable[[], Awaitable[dict[str, Any]]]
 Dispatch = Callable[[dict[str, Any]], Awaitable[None]]
 
 
+class _Turns:
+    """The socket's turn, shared by its sources' pumps, and what ended them.
+
+    The exception that ended the loop is handed over here and raised by
+    ``dispatch_in_turn`` itself, not re-raised from its pump's task: a task
+    keeps its exception, the exception's traceback keeps the loop's frame
+    and that frame keeps the tasks, a cycle that held every refused socket
+    (its consumer, session and queues, 70 objects) until the collector's
+    next full pass."""
+
+    def __init__(self, dispatch: Dispatch) -> None:
+        self.dispatch = dispatch
+        self.turn = asyncio.Lock()
+        self.ended = False
+        self.failure: Exception | None = None
+
+    async def pump(self, source: Source) -> None:
+        try:
+            while not self.ended:
+                message = await source()
+                async with self.turn:
+                    if self.ended:
+                        return
+                    try:
+                        await self.dispatch(message)
+                    except BaseException:
+                        # Said while the turn is still held: the other
+                        # source's message, waiting for it, is not dispatched.
+                        self.ended = True
+                        raise
+        except Exception as raised:
+            self.ended = True  # a source failed
+            if self.failure is None:
+                self.failure = raised
+
+    def raise_failure(self) -> None:
+        """Raise what ended the loop, if anything did, and keep it nowhere."""
+        failure, self.failure = self.failure, None
+        if failure is not None:
+            try:
+                raise failure
+            finally:
+                failure = None
+
+
 async def dispatch_in_turn(sources: Sequence[Source], dispatch: Dispatch) -> None:
     """Dispatch every message of every source, one at a time, until a
     dispatch or a source raises (which this raises) or this is cancelled.
     A source waits with its message while another's is dispatched, as in
     channels' loop; no message is dispatched after one has raised."""
-    turn = asyncio.Lock()
-    ended = False
-    # What ended the loop, raised by this function rather than re-raised
-    # from its pump's task: a task keeps its exception, the exception's
-    # traceback keeps this frame and this frame keeps the tasks, a cycle
-    # that held every refused socket (its consumer, session and queues,
-    # 70 objects) until the collector's next full pass.
-    failure: BaseException | None = None
-
-    async def pump(source: Source) -> None:
-        nonlocal ended, failure
-        try:
-            while not ended:
-                message = await source()
-                async with turn:
-                    if ended:
-                        return
-                    try:
-                        await dispatch(message)
-                    except BaseException:
-                        # Said while the turn is still held: the other
-                        # source's message, waiting for it, is not dispatched.
-                        ended = True
-                        raise
-        except Exception as raised:
-            ended = True  # a source failed
-            if failure is None:
-                failure = raised
-
-    pumps = [asyncio.ensure_future(pump(source)) for source in sources]
+    turns = _Turns(dispatch)
+    pumps = [asyncio.ensure_future(turns.pump(source)) for source in sources]
     try:
         await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
         for each in pumps:
@@ -86,17 +103,13 @@ async def dispatch_in_turn(sources: Sequence[Source], dispatch: Dispatch) -> Non
         # what it waited on finished in the same step, as redis-py's
         # command writes do) must not leave a pump waiting for ever, and
         # this socket with it.
-        ended = True
+        turns.ended = True
         for each in pumps:
             each.cancel()
         for each in pumps:
             with contextlib.suppress(asyncio.CancelledError):
                 await each
-    if failure is not None:
-        try:
-            raise failure
-        finally:
-            failure = None
+    turns.raise_failure()
 
 
 class InTurnConsumer:

@@ -157,7 +157,7 @@ def pumps() -> set[asyncio.Task[Any]]:
     return {
         task
         for task in asyncio.all_tasks()
-        if task.get_coro().__qualname__ == "dispatch_in_turn.<locals>.pump"  # type: ignore[union-attr]
+        if task.get_coro().__qualname__ == "_Turns.pump"  # type: ignore[union-attr]
     }
 
 
