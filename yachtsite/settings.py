@@ -239,7 +239,7 @@ else:
         "default": {"BACKEND": "games.live.memorylayer.SharedCopyInMemoryChannelLayer"}
     }
 # Connections each event loop keeps for its short Redis calls (the limits'
-# counts, who is at a table): past them a call waits for one, a second at
+# counts and who is at a table share them): past them a call waits for one, a second at
 # most (games/store/quotas.py, short_calls_client).
 YACHT_REDIS_SHORT_CALL_CONNECTIONS = env.int("YACHT_REDIS_SHORT_CALL_CONNECTIONS", default=32)
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -127,9 +126,6 @@ class Presence:
     def __init__(self) -> None:
         self.games: dict[str, _Game] = {}
         self.local = _LocalEntries()
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
-        )
         self._ticker: asyncio.Task[Any] | None = None
         self._renewed = float("-inf")
         self._last_complaint = float("-inf")
@@ -137,11 +133,7 @@ class Presence:
     # -- the store --------------------------------------------------------
 
     def _redis(self) -> Any:
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = self._clients[loop] = quotas.short_calls_client()
-        return client
+        return quotas.short_calls_client()
 
     def _complain(self) -> None:
         now = runtime.clock.monotonic()

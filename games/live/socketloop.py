@@ -68,7 +68,7 @@ class _Turns:
                         self.ended = True
                         raise
         except Exception as raised:
-            self.ended = True  # a source failed
+            self.ended = True  # a source or a dispatch failed
             if self.failure is None:
                 self.failure = raised
 

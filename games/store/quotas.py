@@ -97,11 +97,14 @@ class _LocalWindows:
 class _Scripts:
     """The counting scripts on a client of each Redis URL, and for asyncio of
     each event loop too (a client's connections belong to the loop that
-    opened them)."""
+    opened them), with each loop's client for short calls."""
 
     def __init__(self) -> None:
         self.by_loop: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, dict[str, AsyncScript]
+        ] = weakref.WeakKeyDictionary()
+        self.clients: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[str, redis.asyncio.Redis]
         ] = weakref.WeakKeyDictionary()
         self.blocking: dict[tuple[str, str], Script] = {}
 
@@ -150,9 +153,10 @@ def _client_options() -> dict[str, Any]:
 
 
 def short_calls_client() -> redis.asyncio.Redis:
-    """A client for the event loop's short Redis calls (these counters, who
-    is at a table), whose calls wait their turn for one of
-    ``YACHT_REDIS_SHORT_CALL_CONNECTIONS`` connections, a second at most.
+    """The running loop's client for its short Redis calls (these counters,
+    who is at a table: one pool for both), whose calls wait their turn for
+    one of ``YACHT_REDIS_SHORT_CALL_CONNECTIONS`` connections, a second at
+    most.
 
     redis-py's pool opens a connection per call in flight and raises past
     100 of them: 1,500 sockets opening at once (a crowd, or every page of a
@@ -161,13 +165,17 @@ def short_calls_client() -> redis.asyncio.Redis:
     Redis serves its calls one at a time, so more connections only cost
     their setup; a call that finds none free within the second is counted
     around, as with a Redis that does not answer."""
-    pool = redis.asyncio.BlockingConnectionPool.from_url(
-        settings.REDIS_URL,
-        max_connections=settings.YACHT_REDIS_SHORT_CALL_CONNECTIONS,
-        timeout=1,
-        **_client_options(),
-    )
-    return redis.asyncio.Redis(connection_pool=pool)
+    clients = runtime.part(_Scripts).clients.setdefault(asyncio.get_running_loop(), {})
+    client = clients.get(settings.REDIS_URL)
+    if client is None:
+        pool = redis.asyncio.BlockingConnectionPool.from_url(
+            settings.REDIS_URL,
+            max_connections=settings.YACHT_REDIS_SHORT_CALL_CONNECTIONS,
+            timeout=1,
+            **_client_options(),
+        )
+        client = clients[settings.REDIS_URL] = redis.asyncio.Redis(connection_pool=pool)
+    return client
 
 
 def _async_script() -> AsyncScript:

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 import pytest
 from channels_redis.core import RedisChannelLayer
 from django.conf import settings
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 
 from games.live.redislayer import OwnReaderRedisChannelLayer
 
@@ -106,5 +106,4 @@ async def test_the_pool_is_made_by_the_method_the_layer_calls_with_its_hosts(our
     # The layer makes its pools through ``create_pool(index)`` from
     # ``hosts``, each with an ``address``: where ours hands it a pool that waits.
     assert ours.hosts[0]["address"] == settings.REDIS_URL
-    connection = ours.connection(0)
-    assert type(connection.connection_pool).__name__ == "BlockingConnectionPool"
+    assert isinstance(ours.connection(0).connection_pool, BlockingConnectionPool)

@@ -360,6 +360,14 @@ async def test_a_burst_of_connects_is_counted_in_redis_however_many_come_at_once
     client.close()
 
 
+@needs_redis
+async def test_the_counters_and_presence_share_one_pool_per_loop():
+    # So YACHT_REDIS_SHORT_CALL_CONNECTIONS bounds all of a loop's short calls.
+    from games.live.presence import presence
+
+    assert presence()._redis() is quotas.short_calls_client()
+
+
 @pytest.mark.parametrize("failure", [redis.exceptions.ConnectionError, asyncio.CancelledError])
 async def test_a_flush_that_fails_or_is_cancelled_keeps_its_hits_counted(monkeypatch, failure):
     # Redis gone, or the handler cancelled as its socket closed mid-flush.
